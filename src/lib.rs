@@ -1,0 +1,1 @@
+//! `uttt`: a ranked Ultimate Tic-Tac-Toe server.
