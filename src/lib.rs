@@ -1,1 +1,15 @@
 //! `uttt`: a ranked Ultimate Tic-Tac-Toe server.
+//!
+//! Layers, top to bottom (see ARCHITECTURE.md): `http` → `service` → `store`,
+//! `broker` and the pure game core (`rules`, `cpu`, `rating`, `clock`).
+
+pub mod broker;
+pub mod config;
+pub mod http;
+pub mod ids;
+pub mod metrics;
+pub mod server;
+pub mod service;
+pub mod store;
+pub mod telemetry;
+pub mod time;

@@ -1,1 +1,119 @@
-fn main() {}
+//! The `uttt` command line: `serve` (the default), `migrate`, `openapi`,
+//! `admin`, and the game-core tools.
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+
+use uttt::config::Config;
+use uttt::service::accounts::{self, Role};
+use uttt::store::Db;
+use uttt::time::SystemTime;
+
+/// The ranked Ultimate Tic-Tac-Toe server. Configuration comes from the
+/// environment (see the README).
+#[derive(Debug, Parser)]
+#[command(name = "uttt", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the HTTP server and its workers (the default).
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Exit 0 when the server at `UTTT_BIND` answers `/readyz` with 200 (for container health checks).
+    Healthcheck,
+    /// Administration from the command line.
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum AdminCommand {
+    /// Give a player the admin role.
+    Promote {
+        /// The player's username.
+        username: String,
+    },
+    /// Take the admin role away.
+    Demote {
+        /// The player's username.
+        username: String,
+    },
+}
+
+fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(),
+        Command::Migrate => {
+            let config = load_config()?;
+            let db = Db::new(&config.database, 1)?;
+            let applied = db.migrate()?;
+            println!("applied {applied} migration(s)");
+            Ok(())
+        }
+        Command::Healthcheck => healthcheck(),
+        Command::Openapi => {
+            print!("{}", uttt::http::openapi::document_json()?);
+            Ok(())
+        }
+        Command::Admin { command } => {
+            let config = load_config()?;
+            let db = Db::new(&config.database, 1)?;
+            db.migrate()?;
+            let mut conn = db.get()?;
+            let (username, role) = match &command {
+                AdminCommand::Promote { username } => (username, Role::Admin),
+                AdminCommand::Demote { username } => (username, Role::Player),
+            };
+            accounts::set_role(&mut conn, username, role)
+                .with_context(|| format!("setting the role of {username}"))?;
+            println!("{username} is now {}", role.as_str());
+            Ok(())
+        }
+    }
+}
+
+fn load_config() -> anyhow::Result<Config> {
+    let config = Config::from_env()?;
+    uttt::telemetry::init(config.log_format);
+    Ok(config)
+}
+
+fn serve() -> anyhow::Result<()> {
+    let config = load_config()?;
+    actix_web::rt::System::new().block_on(async move {
+        let ctx = uttt::server::context(config, Arc::new(SystemTime)).await?;
+        let bound = uttt::server::bind(ctx)?;
+        bound.server.await?;
+        Ok(())
+    })
+}
+
+/// A dependency-free HTTP/1.0 probe of `/readyz`, so container images need no curl.
+fn healthcheck() -> anyhow::Result<()> {
+    use std::io::{Read, Write};
+    use std::time::Duration;
+    let config = Config::from_env()?;
+    let bind = config.bind.replace("0.0.0.0", "127.0.0.1");
+    let addr: std::net::SocketAddr = bind.parse().with_context(|| format!("UTTT_BIND {bind}"))?;
+    let mut stream = std::net::TcpStream::connect_timeout(&addr, Duration::from_secs(3))?;
+    stream.set_read_timeout(Some(Duration::from_secs(3)))?;
+    stream.write_all(b"GET /readyz HTTP/1.0\r\nHost: localhost\r\n\r\n")?;
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply)?;
+    let status = reply.lines().next().unwrap_or_default();
+    anyhow::ensure!(status.contains(" 200 "), "not ready: {status}");
+    println!("ready");
+    Ok(())
+}

@@ -1,0 +1,80 @@
+//! The broker: everything instances share outside the database — rate limits,
+//! publish/subscribe of events, and (later) the matchmaking queue, presence
+//! and locks. One trait set, two implementations: Redis for production and an
+//! in-process one for the embedded single-instance default.
+
+mod hub;
+pub mod memory;
+pub mod redis;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+
+pub use hub::{Notice, Subscription};
+
+/// What can go wrong talking to the broker.
+#[derive(Debug, thiserror::Error)]
+pub enum BrokerError {
+    /// Redis cannot be reached or answered with an error.
+    #[error("broker unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl From<::redis::RedisError> for BrokerError {
+    fn from(err: ::redis::RedisError) -> Self {
+        BrokerError::Unavailable(err.to_string())
+    }
+}
+
+/// Result of a broker call.
+pub type BrokerResult<T> = Result<T, BrokerError>;
+
+/// The answer of a rate limiter to one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RateDecision {
+    /// Within the limit.
+    Allowed,
+    /// Over the limit; try again after this long.
+    Limited {
+        /// Time until the window ends.
+        retry_after: Duration,
+    },
+}
+
+/// Fixed-window rate limiting, counted across all instances.
+pub trait RateLimiter: Send + Sync {
+    /// Counts one request under `key` and says whether it is within `limit` per `window`.
+    fn hit<'a>(
+        &'a self,
+        key: &'a str,
+        limit: u32,
+        window: Duration,
+    ) -> BoxFuture<'a, BrokerResult<RateDecision>>;
+}
+
+/// Publish/subscribe of events to every instance.
+pub trait PubSub: Send + Sync {
+    /// Sends `payload` to every current subscriber of `channel`, on any instance.
+    fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, BrokerResult<()>>;
+
+    /// Subscribes to `channel`; messages published after this returns are delivered.
+    fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>>;
+}
+
+/// Liveness of the broker itself.
+pub trait Health: Send + Sync {
+    /// Checks that the broker answers.
+    fn ping(&self) -> BoxFuture<'_, BrokerResult<()>>;
+    /// A short name for logs: `redis` or `in-process`.
+    fn kind(&self) -> &'static str;
+}
+
+/// The whole broker trait set, as one object.
+pub trait Broker: RateLimiter + PubSub + Health {}
+
+impl<T: RateLimiter + PubSub + Health> Broker for T {}
+
+/// A shared broker.
+pub type SharedBroker = Arc<dyn Broker>;

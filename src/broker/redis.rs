@@ -1,0 +1,212 @@
+//! The Redis broker: state shared by any number of instances.
+//!
+//! Commands go through a [`ConnectionManager`] (it reconnects by itself).
+//! Events arrive on one pattern subscription per instance (`<prefix>ev:*`)
+//! and are fanned out locally by the hub; after the subscription connection
+//! is lost and re-made, every local subscriber is told to resynchronise,
+//! because messages published in the gap are gone.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
+use redis::aio::ConnectionManager;
+use redis::{AsyncCommands, Script};
+
+use super::hub::Hub;
+use super::{
+    BrokerError, BrokerResult, Health, Notice, PubSub, RateDecision, RateLimiter, Subscription,
+};
+
+/// Counts a hit and starts the window on the first one, atomically.
+const RATE_SCRIPT: &str = r"
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {n, ttl}
+";
+
+/// A broker on Redis.
+#[derive(Clone)]
+pub struct RedisBroker {
+    conn: ConnectionManager,
+    prefix: String,
+    hub: Arc<Hub>,
+    rate_script: Arc<Script>,
+}
+
+impl std::fmt::Debug for RedisBroker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisBroker")
+            .field("prefix", &self.prefix)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RedisBroker {
+    /// Connects to Redis and starts the event subscription task. Keys and
+    /// channels are prefixed with `prefix`, so several deployments (or tests)
+    /// can share one Redis.
+    ///
+    /// # Errors
+    /// Redis cannot be reached.
+    pub async fn connect(url: &str, prefix: &str) -> BrokerResult<Arc<RedisBroker>> {
+        let client = redis::Client::open(url)?;
+        let conn = client.get_connection_manager().await?;
+        let hub = Arc::new(Hub::default());
+        let pattern = format!("{prefix}ev:*");
+        let channel_start = prefix.len() + 3;
+        let mut first = Some(subscribe_pattern(&client, &pattern).await?);
+        let task_hub = Arc::clone(&hub);
+        tokio::spawn(async move {
+            let mut backoff = Duration::from_millis(100);
+            loop {
+                let stream = match first.take() {
+                    Some(stream) => stream,
+                    None => match subscribe_pattern(&client, &pattern).await {
+                        Ok(stream) => {
+                            tracing::info!("event subscription re-established");
+                            // Anything published while we were away is lost.
+                            task_hub.resync_all();
+                            backoff = Duration::from_millis(100);
+                            stream
+                        }
+                        Err(err) => {
+                            tracing::warn!(error = %err, "event subscription failed, retrying");
+                            tokio::time::sleep(backoff).await;
+                            backoff = (backoff * 2).min(Duration::from_secs(5));
+                            continue;
+                        }
+                    },
+                };
+                let mut stream = stream;
+                while let Some(msg) = stream.next().await {
+                    let channel = msg.get_channel_name();
+                    let Some(local) = channel.get(channel_start..) else {
+                        continue;
+                    };
+                    if let Ok(payload) = msg.get_payload::<String>() {
+                        task_hub.deliver(local, Notice::Message(payload.into()));
+                    }
+                }
+                tracing::warn!("event subscription lost");
+                if Arc::strong_count(&task_hub) == 1 {
+                    return; // the broker is gone
+                }
+            }
+        });
+        Ok(Arc::new(RedisBroker {
+            conn,
+            prefix: prefix.to_owned(),
+            hub,
+            rate_script: Arc::new(Script::new(RATE_SCRIPT)),
+        }))
+    }
+
+    /// The full Redis key for a broker-local name.
+    pub fn key(&self, name: &str) -> String {
+        format!("{}{name}", self.prefix)
+    }
+
+    /// A connection for commands.
+    pub fn connection(&self) -> ConnectionManager {
+        self.conn.clone()
+    }
+
+    /// Deletes every key under this broker's prefix (tests use a prefix each).
+    ///
+    /// # Errors
+    /// Redis errors.
+    pub async fn delete_all_keys(&self) -> BrokerResult<()> {
+        let mut conn = self.conn.clone();
+        let keys: Vec<String> = {
+            let mut iter: redis::AsyncIter<'_, String> =
+                conn.scan_match(format!("{}*", self.prefix)).await?;
+            let mut keys = Vec::new();
+            while let Some(key) = iter.next_item().await {
+                keys.push(key?);
+            }
+            keys
+        };
+        for chunk in keys.chunks(500) {
+            let _: () = conn.del(chunk).await?;
+        }
+        Ok(())
+    }
+}
+
+async fn subscribe_pattern(
+    client: &redis::Client,
+    pattern: &str,
+) -> BrokerResult<redis::aio::PubSubStream> {
+    let (mut sink, stream) = client.get_async_pubsub().await?.split();
+    sink.psubscribe(pattern).await?;
+    Ok(stream)
+}
+
+impl RateLimiter for RedisBroker {
+    fn hit<'a>(
+        &'a self,
+        key: &'a str,
+        limit: u32,
+        window: Duration,
+    ) -> BoxFuture<'a, BrokerResult<RateDecision>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let window_ms = u64::try_from(window.as_millis()).unwrap_or(u64::MAX).max(1);
+            let (count, ttl): (u64, i64) = self
+                .rate_script
+                .key(self.key(&format!("rl:{key}")))
+                .arg(window_ms)
+                .invoke_async(&mut conn)
+                .await?;
+            Ok(if count > u64::from(limit) {
+                RateDecision::Limited {
+                    retry_after: Duration::from_millis(u64::try_from(ttl.max(1)).unwrap_or(1)),
+                }
+            } else {
+                RateDecision::Allowed
+            })
+        })
+    }
+}
+
+impl PubSub for RedisBroker {
+    fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let _: i64 = conn
+                .publish(self.key(&format!("ev:{channel}")), payload)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>> {
+        // The pattern subscription is already in place: registering locally is enough.
+        let sub = self.hub.subscribe(channel);
+        Box::pin(async move { Ok(sub) })
+    }
+}
+
+impl Health for RedisBroker {
+    fn ping(&self) -> BoxFuture<'_, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let pong: String = redis::cmd("PING").query_async(&mut conn).await?;
+            if pong == "PONG" {
+                Ok(())
+            } else {
+                Err(BrokerError::Unavailable(format!(
+                    "unexpected PING answer {pong}"
+                )))
+            }
+        })
+    }
+
+    fn kind(&self) -> &'static str {
+        "redis"
+    }
+}

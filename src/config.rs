@@ -1,0 +1,251 @@
+//! Configuration from the environment. Every variable is documented in the
+//! README's configuration table; defaults make `cargo run --release` a complete
+//! single-machine server.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Readable lines for a terminal.
+    Human,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+/// Where matches and players are stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DatabaseConfig {
+    /// A PostgreSQL URL (`postgres://…`), the production shape.
+    Postgres(String),
+    /// A SQLite file, the embedded default.
+    Sqlite(PathBuf),
+}
+
+/// A limit of `limit` requests per `window`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// Requests allowed in one window.
+    pub limit: u32,
+    /// Length of the window.
+    pub window: Duration,
+}
+
+/// Rate limits on the account endpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    /// Login attempts per client address.
+    pub login_per_address: RateLimit,
+    /// Login attempts per username (slows password guessing spread over many addresses).
+    pub login_per_username: RateLimit,
+    /// Registrations per client address.
+    pub register_per_address: RateLimit,
+}
+
+/// The whole server configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Address the HTTP server binds (`UTTT_BIND`).
+    pub bind: String,
+    /// Folder for the SQLite file and the generated secret (`UTTT_DATA_DIR`).
+    pub data_dir: PathBuf,
+    /// The database (`DATABASE_URL`).
+    pub database: DatabaseConfig,
+    /// Largest number of pooled database connections (`UTTT_DB_POOL_SIZE`).
+    pub db_pool_size: u32,
+    /// Redis URL (`REDIS_URL`); `None` selects the in-process broker.
+    pub redis_url: Option<String>,
+    /// Prefix of every Redis key and channel (`UTTT_REDIS_PREFIX`).
+    pub redis_prefix: String,
+    /// HMAC secret for access tokens (`UTTT_JWT_SECRET`); `None` = generated into the data dir.
+    pub jwt_secret: Option<String>,
+    /// Lifetime of access tokens (`UTTT_ACCESS_TOKEN_TTL_SECS`).
+    pub access_token_ttl: Duration,
+    /// Lifetime of refresh tokens (`UTTT_REFRESH_TOKEN_TTL_SECS`).
+    pub refresh_token_ttl: Duration,
+    /// Log format (`UTTT_LOG_FORMAT`: `human` or `json`).
+    pub log_format: LogFormat,
+    /// Take the client address from `X-Forwarded-For` (`UTTT_TRUST_PROXY`); only behind a proxy you run.
+    pub trust_proxy: bool,
+    /// Rate limits on register and login.
+    pub rate_limits: RateLimits,
+    /// Whether this instance runs the background workers (`UTTT_WORKERS`).
+    pub run_workers: bool,
+    /// HTTP worker threads (`UTTT_HTTP_WORKERS`, default: one per core).
+    pub http_workers: usize,
+}
+
+/// A configuration value that could not be understood.
+#[derive(Debug, thiserror::Error)]
+#[error("configuration variable {name}: {message}")]
+pub struct ConfigError {
+    /// The variable's name.
+    pub name: &'static str,
+    /// What is wrong with it.
+    pub message: String,
+}
+
+impl Config {
+    /// Reads the configuration from the process environment.
+    ///
+    /// # Errors
+    /// A variable that is set but cannot be parsed.
+    pub fn from_env() -> Result<Config, ConfigError> {
+        Config::from_lookup(|name| std::env::var(name).ok().filter(|v| !v.is_empty()))
+    }
+
+    /// Reads the configuration through `get`, which maps a variable name to its value.
+    ///
+    /// # Errors
+    /// A variable that is set but cannot be parsed.
+    pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        let data_dir = PathBuf::from(get("UTTT_DATA_DIR").unwrap_or_else(|| "./data".into()));
+        let database = match get("DATABASE_URL") {
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                DatabaseConfig::Postgres(url)
+            }
+            Some(url) => {
+                let path = url.strip_prefix("sqlite://").unwrap_or(&url);
+                DatabaseConfig::Sqlite(PathBuf::from(path))
+            }
+            None => DatabaseConfig::Sqlite(data_dir.join("uttt.db")),
+        };
+        let window = Duration::from_secs(number(&get, "UTTT_RATE_WINDOW_SECS", 60)?);
+        let rate = |name: &'static str, default: u64| -> Result<RateLimit, ConfigError> {
+            let limit = number(&get, name, default)?;
+            Ok(RateLimit {
+                limit: u32::try_from(limit).map_err(|_| ConfigError {
+                    name,
+                    message: "too large".into(),
+                })?,
+                window,
+            })
+        };
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        Ok(Config {
+            bind: get("UTTT_BIND").unwrap_or_else(|| "127.0.0.1:8080".into()),
+            data_dir,
+            database,
+            db_pool_size: u32::try_from(number(&get, "UTTT_DB_POOL_SIZE", 16)?.max(1)).map_err(
+                |_| ConfigError {
+                    name: "UTTT_DB_POOL_SIZE",
+                    message: "too large".into(),
+                },
+            )?,
+            redis_url: get("REDIS_URL"),
+            redis_prefix: get("UTTT_REDIS_PREFIX").unwrap_or_else(|| "uttt:".into()),
+            jwt_secret: get("UTTT_JWT_SECRET"),
+            access_token_ttl: Duration::from_secs(number(&get, "UTTT_ACCESS_TOKEN_TTL_SECS", 900)?),
+            refresh_token_ttl: Duration::from_secs(number(
+                &get,
+                "UTTT_REFRESH_TOKEN_TTL_SECS",
+                30 * 24 * 3600,
+            )?),
+            log_format: match get("UTTT_LOG_FORMAT").as_deref() {
+                None | Some("human") => LogFormat::Human,
+                Some("json") => LogFormat::Json,
+                Some(other) => {
+                    return Err(ConfigError {
+                        name: "UTTT_LOG_FORMAT",
+                        message: format!("expected `human` or `json`, got `{other}`"),
+                    });
+                }
+            },
+            trust_proxy: flag(&get, "UTTT_TRUST_PROXY", false)?,
+            rate_limits: RateLimits {
+                login_per_address: rate("UTTT_LOGIN_LIMIT_PER_ADDRESS", 30)?,
+                login_per_username: rate("UTTT_LOGIN_LIMIT_PER_USERNAME", 10)?,
+                register_per_address: rate("UTTT_REGISTER_LIMIT_PER_ADDRESS", 10)?,
+            },
+            run_workers: flag(&get, "UTTT_WORKERS", true)?,
+            http_workers: usize::try_from(number(&get, "UTTT_HTTP_WORKERS", cores as u64)?.max(1))
+                .unwrap_or(cores),
+        })
+    }
+}
+
+fn number(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: u64,
+) -> Result<u64, ConfigError> {
+    match get(name) {
+        None => Ok(default),
+        Some(text) => text.trim().parse().map_err(|_| ConfigError {
+            name,
+            message: format!("expected a whole number, got `{text}`"),
+        }),
+    }
+}
+
+fn flag(
+    get: &impl Fn(&str) -> Option<String>,
+    name: &'static str,
+    default: bool,
+) -> Result<bool, ConfigError> {
+    match get(name).as_deref().map(str::trim) {
+        None => Ok(default),
+        Some("1" | "true" | "yes" | "on") => Ok(true),
+        Some("0" | "false" | "no" | "off") => Ok(false),
+        Some(other) => Err(ConfigError {
+            name,
+            message: format!("expected true or false, got `{other}`"),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn config(vars: &[(&str, &str)]) -> Result<Config, ConfigError> {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
+        Config::from_lookup(|name| map.get(name).cloned())
+    }
+
+    #[test]
+    fn defaults_give_the_embedded_single_machine_server() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.bind, "127.0.0.1:8080");
+        assert_eq!(
+            c.database,
+            DatabaseConfig::Sqlite(PathBuf::from("./data/uttt.db"))
+        );
+        assert_eq!(c.redis_url, None);
+        assert_eq!(c.access_token_ttl, Duration::from_secs(900));
+        assert_eq!(c.refresh_token_ttl, Duration::from_secs(2_592_000));
+        assert_eq!(c.log_format, LogFormat::Human);
+    }
+
+    #[test]
+    fn a_postgres_url_selects_postgres_and_a_path_selects_sqlite() {
+        let pg = config(&[("DATABASE_URL", "postgres://u@h/db")]).unwrap();
+        assert_eq!(
+            pg.database,
+            DatabaseConfig::Postgres("postgres://u@h/db".into())
+        );
+        let file = config(&[("DATABASE_URL", "sqlite:///tmp/x.db")]).unwrap();
+        assert_eq!(
+            file.database,
+            DatabaseConfig::Sqlite(PathBuf::from("/tmp/x.db"))
+        );
+        let dir = config(&[("UTTT_DATA_DIR", "/srv/uttt")]).unwrap();
+        assert_eq!(
+            dir.database,
+            DatabaseConfig::Sqlite(PathBuf::from("/srv/uttt/uttt.db"))
+        );
+    }
+
+    #[test]
+    fn a_bad_value_names_the_variable() {
+        let err = config(&[("UTTT_ACCESS_TOKEN_TTL_SECS", "soon")]).unwrap_err();
+        assert_eq!(err.name, "UTTT_ACCESS_TOKEN_TTL_SECS");
+        let err = config(&[("UTTT_LOG_FORMAT", "xml")]).unwrap_err();
+        assert_eq!(err.name, "UTTT_LOG_FORMAT");
+    }
+}

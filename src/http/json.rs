@@ -1,0 +1,136 @@
+//! The JSON body extractor: at most 16 KiB, syntax errors are 400
+//! `malformed_json`, shape and type errors 422 `validation_failed` naming the
+//! field (by its path into the body).
+
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::web::BytesMut;
+use actix_web::{FromRequest, HttpRequest};
+use futures_util::StreamExt;
+use futures_util::future::LocalBoxFuture;
+use serde::de::DeserializeOwned;
+
+use super::problem::Problem;
+use crate::service::FieldError;
+
+/// Largest accepted request body.
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// A request body parsed as JSON into `T`.
+#[derive(Debug)]
+pub struct JsonBody<T>(pub T);
+
+impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
+    type Error = Problem;
+    type Future = LocalBoxFuture<'static, Result<Self, Problem>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        let mut payload = payload.take();
+        Box::pin(async move {
+            if declared.is_some_and(|n| n > BODY_LIMIT) {
+                return Err(Problem::payload_too_large(BODY_LIMIT));
+            }
+            let mut body = BytesMut::new();
+            while let Some(chunk) = payload.next().await {
+                let chunk = chunk.map_err(|e| {
+                    Problem::malformed_json(format!("the request body could not be read: {e}"))
+                })?;
+                if body.len() + chunk.len() > BODY_LIMIT {
+                    return Err(Problem::payload_too_large(BODY_LIMIT));
+                }
+                body.extend_from_slice(&chunk);
+            }
+            parse(&body).map(JsonBody)
+        })
+    }
+}
+
+/// Parses a JSON body into `T`.
+///
+/// # Errors
+/// 400 for bytes that are not JSON, 422 for JSON of the wrong shape.
+pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(Problem::malformed_json(
+            "the request body is empty; a JSON object is expected",
+        ));
+    }
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| Problem::malformed_json(format!("the request body is not valid JSON: {e}")))?;
+    serde_path_to_error::deserialize(value).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.inner().to_string();
+        Problem::validation(&[field_error(&path, &message)])
+    })
+}
+
+/// Names the field of a serde error: serde reports a missing field at its
+/// parent's path, with the name only inside the message.
+fn field_error(path: &str, message: &str) -> FieldError {
+    let parent = if path == "." { "" } else { path };
+    if let Some(name) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        let field = if parent.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{parent}.{name}")
+        };
+        return FieldError::new(field, "is required");
+    }
+    let field = if parent.is_empty() {
+        "body".to_owned()
+    } else {
+        parent.to_owned()
+    };
+    // serde's message ends with the position in the text we re-serialised; drop it.
+    let message = message.split(" at line ").next().unwrap_or(message);
+    FieldError::new(field, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+
+    #[derive(Debug, Deserialize)]
+    #[expect(dead_code)]
+    struct Body {
+        name: String,
+        inner: Inner,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[expect(dead_code)]
+    struct Inner {
+        n: u8,
+    }
+
+    #[test]
+    fn syntax_errors_are_malformed_json() {
+        assert_eq!(parse::<Body>(b"").unwrap_err().code(), "malformed_json");
+        assert_eq!(
+            parse::<Body>(b"{\"name\": ").unwrap_err().code(),
+            "malformed_json"
+        );
+    }
+
+    #[test]
+    fn shape_errors_name_the_field() {
+        let p = parse::<Body>(br#"{"name": 5, "inner": {"n": 1}}"#).unwrap_err();
+        assert_eq!(p.code(), "validation_failed");
+        assert!(p.to_string().contains("name: invalid type"), "{p}");
+        let p = parse::<Body>(br#"{"name": "x", "inner": {}}"#).unwrap_err();
+        assert!(p.to_string().contains("inner.n: is required"), "{p}");
+        let p = parse::<Body>(br#"{"name": "x", "inner": {"n": 300}}"#).unwrap_err();
+        assert!(p.to_string().contains("inner.n:"), "{p}");
+        let p = parse::<Body>(b"\"text\"").unwrap_err();
+        assert!(p.to_string().contains("body:"), "{p}");
+    }
+}

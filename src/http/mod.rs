@@ -1,0 +1,97 @@
+//! The HTTP layer: routes, extractors, request/response types, the
+//! error-to-problem+json mapping and OpenAPI generation. Handlers are thin:
+//! extract → parse → one service call → response.
+
+pub mod accounts;
+pub mod auth;
+pub mod json;
+pub mod middleware;
+pub mod openapi;
+pub mod ops;
+pub mod problem;
+mod routes_table;
+
+use std::time::Instant;
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
+use actix_web::{App, HttpRequest, HttpResponse, web};
+use tracing_actix_web::TracingLogger;
+use utoipa_actix_web::service_config::ServiceConfig;
+use utoipa_actix_web::{AppExt, scope};
+use utoipa_swagger_ui::SwaggerUi;
+
+use crate::service::Context;
+use problem::Problem;
+
+/// Every documented route.
+pub fn routes(cfg: &mut ServiceConfig<'_>) {
+    cfg.service(ops::healthz)
+        .service(ops::readyz)
+        .service(ops::metrics)
+        .service(
+            scope::scope("/api/v1/auth")
+                .service(accounts::register)
+                .service(accounts::login)
+                .service(accounts::refresh)
+                .service(accounts::logout),
+        )
+        .service(scope::scope("/api/v1").service(accounts::me));
+}
+
+async fn no_route(req: HttpRequest) -> Result<HttpResponse, Problem> {
+    match routes_table::allowed_methods(req.path()) {
+        Some(methods) => Err(Problem::method_not_allowed(&methods)),
+        None => Err(Problem::no_route(req.path())),
+    }
+}
+
+async fn docs_redirect() -> HttpResponse {
+    HttpResponse::PermanentRedirect()
+        .insert_header(("Location", "/docs/"))
+        .finish()
+}
+
+/// The application for one HTTP worker.
+pub fn app(
+    ctx: web::Data<Context>,
+) -> App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    let metrics = ctx.metrics.clone();
+    App::new()
+        .into_utoipa_app()
+        .openapi(openapi::base())
+        .app_data(ctx)
+        .configure(routes)
+        .openapi_service(|doc| SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc))
+        .into_app()
+        .route("/docs", web::get().to(docs_redirect))
+        .default_service(web::to(no_route))
+        .wrap_fn(|req, srv| {
+            let fut = srv.call(req);
+            async move { Ok(middleware::problem_bodies(fut.await?.map_into_boxed_body())) }
+        })
+        .wrap_fn(move |req, srv| {
+            let started = Instant::now();
+            let method = req.method().to_string();
+            let metrics = metrics.clone();
+            let fut = srv.call(req);
+            async move {
+                let res = fut.await?;
+                let route = res
+                    .request()
+                    .match_pattern()
+                    .unwrap_or_else(|| "unmatched".into());
+                middleware::observe(&metrics, &method, &route, res.status().as_u16(), started);
+                Ok(res)
+            }
+        })
+        .wrap(TracingLogger::<middleware::RequestSpan>::new())
+}

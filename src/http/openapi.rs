@@ -1,0 +1,81 @@
+//! The OpenAPI document: generated from the handlers' annotations and checked
+//! in as `openapi/openapi.json` (a test keeps the two equal; regenerate with
+//! `cargo run -- openapi > openapi/openapi.json`).
+
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "uttt",
+        description = "The ranked Ultimate Tic-Tac-Toe server: accounts, matches at depths 1 to 4 \
+                       under clocks, matchmaking, Glicko-2 ladders, CPU opponents.\n\n\
+                       Errors are `application/problem+json` with a stable `code`. Times are RFC 3339 UTC; \
+                       durations are integer milliseconds.\n\n\
+                       | status | code | meaning |\n|---|---|---|\n\
+                       | 400 | `malformed_json` | the body is not JSON |\n\
+                       | 401 | `unauthorized` | no valid access token (or refresh token) |\n\
+                       | 401 | `invalid_credentials` | wrong username or password |\n\
+                       | 403 | `forbidden` | not allowed for this player |\n\
+                       | 404 | `not_found` | no such resource |\n\
+                       | 405 | `method_not_allowed` | see the `Allow` header |\n\
+                       | 409 | `username_taken` | the name exists, ignoring case |\n\
+                       | 413 | `payload_too_large` | the body is over 16 KiB |\n\
+                       | 422 | `validation_failed` | see `errors`: a list of `{field, message}` |\n\
+                       | 429 | `rate_limited` | see the `Retry-After` header |\n\
+                       | 500 | `internal` | a bug; details are logged, never sent |\n\
+                       | 503 | `unavailable` | the database or Redis is down; retry |",
+        license(name = "MIT"),
+    ),
+    modifiers(&Security),
+    tags(
+        (name = "accounts", description = "Register, log in, tokens"),
+        (name = "operations", description = "Health, readiness, metrics"),
+    ),
+)]
+struct BaseDoc;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some("The `access_token` of a session. Event streams also accept `?access_token=`."))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The base document (info, tags, security schemes) the routes are added to.
+pub fn base() -> utoipa::openapi::OpenApi {
+    BaseDoc::openapi()
+}
+
+/// The whole document, as served at `/openapi.json`.
+pub fn document() -> utoipa::openapi::OpenApi {
+    use utoipa_actix_web::AppExt;
+    actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(base())
+        .configure(super::routes)
+        .split_for_parts()
+        .1
+}
+
+/// The document as pretty JSON with a final newline (the checked-in form).
+///
+/// # Errors
+/// Serialisation failure (not expected).
+pub fn document_json() -> Result<String, serde_json::Error> {
+    let mut text = serde_json::to_string_pretty(&document())?;
+    text.push('\n');
+    Ok(text)
+}

@@ -1,0 +1,157 @@
+//! Start-up: connect the database and broker, run migrations, build the
+//! service context, bind the HTTP server. `main` and the integration tests
+//! both start servers through here.
+
+use std::net::{SocketAddr, TcpListener};
+use std::path::Path;
+use std::sync::Arc;
+
+use actix_web::{HttpServer, web};
+use anyhow::Context as _;
+
+use crate::broker::SharedBroker;
+use crate::broker::memory::MemoryBroker;
+use crate::broker::redis::RedisBroker;
+use crate::config::Config;
+use crate::metrics::Metrics;
+use crate::service::Context;
+use crate::service::passwords::Passwords;
+use crate::service::tokens::Tokens;
+use crate::store::Db;
+use crate::time::TimeSource;
+
+/// Name of the generated secret in the data folder.
+const SECRET_FILE: &str = "jwt-secret";
+
+/// A bound server, not yet running: await or spawn [`Bound::server`].
+pub struct Bound {
+    /// The address it listens on (the real port when bound to port 0).
+    pub addr: SocketAddr,
+    /// The shared service context (tests use it to reach workers and the database).
+    pub ctx: Context,
+    /// The server future; also its handle for stopping.
+    pub server: actix_web::dev::Server,
+}
+
+/// Connects everything and returns the service context.
+///
+/// # Errors
+/// The database cannot be migrated, Redis cannot be reached, or the secret cannot be read or written.
+pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Result<Context> {
+    let db = Db::new(&config.database, config.db_pool_size)?;
+    let migrator = db.clone();
+    let applied = tokio::task::spawn_blocking(move || migrator.migrate())
+        .await?
+        .context("running database migrations")?;
+    tracing::info!(backend = ?db.backend(), migrations.applied = applied, "database ready");
+
+    let broker: SharedBroker = match &config.redis_url {
+        Some(url) => RedisBroker::connect(url, &config.redis_prefix)
+            .await
+            .with_context(|| format!("connecting to Redis at {}", redact(url)))?,
+        None => MemoryBroker::new(),
+    };
+    tracing::info!(broker = broker.kind(), "broker ready");
+
+    let secret = match &config.jwt_secret {
+        Some(secret) => secret.clone(),
+        None => generated_secret(&config.data_dir)?,
+    };
+    let tokens = Tokens::new(secret.as_bytes(), config.access_token_ttl)?;
+    let passwords = tokio::task::spawn_blocking(Passwords::new).await??;
+    Ok(Context {
+        config: Arc::new(config),
+        db,
+        broker,
+        time,
+        tokens,
+        passwords,
+        metrics: Arc::new(Metrics::default()),
+    })
+}
+
+/// Binds the HTTP server for `ctx` on its configured address.
+///
+/// # Errors
+/// The address cannot be bound.
+pub fn bind(ctx: Context) -> anyhow::Result<Bound> {
+    let listener = TcpListener::bind(&ctx.config.bind)
+        .with_context(|| format!("binding {}", ctx.config.bind))?;
+    let addr = listener.local_addr()?;
+    let data = web::Data::new(ctx.clone());
+    let server = HttpServer::new(move || crate::http::app(data.clone()))
+        .workers(ctx.config.http_workers)
+        .listen(listener)?
+        .run();
+    tracing::info!(%addr, "listening");
+    Ok(Bound { addr, ctx, server })
+}
+
+/// Reads the secret kept in the data folder, or makes one.
+fn generated_secret(data_dir: &Path) -> anyhow::Result<String> {
+    let path = data_dir.join(SECRET_FILE);
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let secret = text.trim().to_owned();
+        if secret.len() >= 32 {
+            return Ok(secret);
+        }
+    }
+    std::fs::create_dir_all(data_dir)
+        .with_context(|| format!("creating {}", data_dir.display()))?;
+    let secret = crate::ids::secret(48);
+    write_private(&path, &secret).with_context(|| format!("writing {}", path.display()))?;
+    tracing::warn!(
+        path = %path.display(),
+        "UTTT_JWT_SECRET is not set: generated a secret and stored it in the data folder; \
+         set UTTT_JWT_SECRET (the same on every instance) in production"
+    );
+    Ok(secret)
+}
+
+fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options.open(path)?.write_all(text.as_bytes())
+}
+
+/// A URL with its password replaced, for logs.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let userinfo = &url[scheme + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme + 3], &url[at..]),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_in_urls_are_redacted() {
+        assert_eq!(redact("redis://:hunter2@h:6379/0"), "redis://:***@h:6379/0");
+        assert_eq!(redact("postgres://u:pw@h/db"), "postgres://u:***@h/db");
+        assert_eq!(redact("redis://h:6379"), "redis://h:6379");
+    }
+
+    #[test]
+    fn the_generated_secret_is_kept_and_reused() {
+        let dir = std::env::temp_dir().join(format!("uttt-secret-{}", crate::ids::record_id()));
+        let first = generated_secret(&dir).unwrap();
+        let second = generated_secret(&dir).unwrap();
+        assert_eq!(first, second);
+        assert!(first.len() >= 32);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,79 @@
+//! The service layer's error: one variant per outcome a client must tell
+//! apart. The HTTP layer maps each to a status and a stable `code`.
+
+use crate::broker::BrokerError;
+use crate::store::StoreError;
+
+/// One field that failed validation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldError {
+    /// The field's name (a dotted path for nested fields).
+    pub field: String,
+    /// What is wrong, for a human.
+    pub message: String,
+}
+
+impl FieldError {
+    /// A new field error.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Why a use case did not go through.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The request was understood but its values are not acceptable.
+    #[error("validation failed")]
+    Validation(Vec<FieldError>),
+    /// Wrong username or password (never says which).
+    #[error("invalid username or password")]
+    InvalidCredentials,
+    /// No valid access or refresh token.
+    #[error("{0}")]
+    Unauthorized(&'static str),
+    /// Authenticated, but not allowed.
+    #[error("{0}")]
+    Forbidden(&'static str),
+    /// The thing named does not exist (or is not visible to the caller).
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// Registration with a name that exists, ignoring case.
+    #[error("that username is taken")]
+    UsernameTaken,
+    /// Too many requests.
+    #[error("too many requests")]
+    RateLimited {
+        /// Seconds until a retry may succeed.
+        retry_after_secs: u64,
+    },
+    /// The database or broker cannot be reached.
+    #[error("service unavailable: {0}")]
+    Unavailable(String),
+    /// A bug or an unexpected failure; logged, never shown to the client.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for Error {
+    fn from(err: StoreError) -> Self {
+        match err {
+            StoreError::Unavailable(msg) => Error::Unavailable(msg),
+            other => Error::Internal(other.to_string()),
+        }
+    }
+}
+
+impl From<BrokerError> for Error {
+    fn from(err: BrokerError) -> Self {
+        match err {
+            BrokerError::Unavailable(msg) => Error::Unavailable(msg),
+        }
+    }
+}
+
+/// Result of a use case.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

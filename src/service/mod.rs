@@ -1,0 +1,47 @@
+//! Use cases. Each runs in one database transaction and publishes its events
+//! to the broker only after the commit. Inputs are parsed domain types, never
+//! raw request bodies.
+
+pub mod accounts;
+pub mod error;
+pub mod limits;
+pub mod passwords;
+pub mod tokens;
+
+use std::sync::Arc;
+
+use crate::broker::SharedBroker;
+use crate::config::Config;
+use crate::metrics::Metrics;
+use crate::store::Db;
+use crate::time::TimeSource;
+
+pub use error::{Error, FieldError, Result};
+
+/// Everything a use case needs, shared by all requests and workers of an instance.
+#[derive(Clone)]
+pub struct Context {
+    /// The configuration.
+    pub config: Arc<Config>,
+    /// The database pool.
+    pub db: Db,
+    /// The broker (Redis or in-process).
+    pub broker: SharedBroker,
+    /// Game time: clocks, deadlines, presence. Injected so tests can advance it.
+    pub time: Arc<dyn TimeSource>,
+    /// Access-token signing.
+    pub tokens: tokens::Tokens,
+    /// Password hashing.
+    pub passwords: passwords::Passwords,
+    /// This instance's metrics registry.
+    pub metrics: Arc<Metrics>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("db", &self.db)
+            .field("broker", &self.broker.kind())
+            .finish_non_exhaustive()
+    }
+}

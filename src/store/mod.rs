@@ -1,0 +1,308 @@
+//! Persistence: the diesel schema, the connection pool, migrations and the
+//! query functions. Queries take `&mut DbConnection` so that a use case can
+//! compose several of them inside one transaction.
+
+mod connection;
+pub mod players;
+pub mod refresh_tokens;
+pub mod schema;
+
+use std::time::Duration;
+
+use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::r2d2::R2D2Connection;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::{Connection, PgConnection, SqliteConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
+
+pub use connection::DbConnection;
+
+use crate::config::DatabaseConfig;
+
+const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+/// Key of the PostgreSQL advisory lock that serialises migrations of instances starting together.
+const MIGRATION_LOCK: i64 = 0x7574_7474_6d69_6772;
+
+/// What can go wrong talking to the database.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database cannot be reached (pool exhausted, connection refused or lost).
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+    /// A query failed.
+    #[error("database query failed: {0}")]
+    Query(DieselError),
+    /// Migrations could not be applied.
+    #[error("migration failed: {0}")]
+    Migration(String),
+}
+
+impl From<DieselError> for StoreError {
+    fn from(err: DieselError) -> Self {
+        match &err {
+            DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, _)
+            | DieselError::DatabaseError(DatabaseErrorKind::UnableToSendCommand, _)
+            | DieselError::BrokenTransactionManager => StoreError::Unavailable(err.to_string()),
+            _ => StoreError::Query(err),
+        }
+    }
+}
+
+impl StoreError {
+    /// Whether the error is a violation of a unique constraint.
+    pub fn is_unique_violation(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Query(DieselError::DatabaseError(
+                DatabaseErrorKind::UniqueViolation,
+                _
+            ))
+        )
+    }
+}
+
+/// Which database engine a pool talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// PostgreSQL.
+    Postgres,
+    /// SQLite.
+    Sqlite,
+}
+
+/// Opens connections of the configured backend only: diesel's generic
+/// `establish` would try every backend in turn, and SQLite happily opens a
+/// file named after a PostgreSQL URL when PostgreSQL is down.
+#[derive(Debug)]
+pub struct Manager {
+    database: DatabaseConfig,
+}
+
+impl diesel::r2d2::ManageConnection for Manager {
+    type Connection = DbConnection;
+    type Error = diesel::r2d2::Error;
+
+    fn connect(&self) -> Result<DbConnection, Self::Error> {
+        match &self.database {
+            DatabaseConfig::Postgres(url) => PgConnection::establish(url)
+                .map(DbConnection::Pg)
+                .map_err(diesel::r2d2::Error::ConnectionError),
+            DatabaseConfig::Sqlite(path) => {
+                let mut conn = SqliteConnection::establish(&path.to_string_lossy())
+                    .map_err(diesel::r2d2::Error::ConnectionError)?;
+                // busy_timeout first: switching to WAL itself needs the lock.
+                conn.batch_execute(
+                    "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
+                     PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+                )
+                .map_err(diesel::r2d2::Error::QueryError)?;
+                Ok(DbConnection::Sqlite(conn))
+            }
+        }
+    }
+
+    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), Self::Error> {
+        conn.ping().map_err(diesel::r2d2::Error::QueryError)
+    }
+
+    fn has_broken(&self, conn: &mut DbConnection) -> bool {
+        conn.is_broken()
+    }
+}
+
+/// The connection pool, shared by all requests and workers.
+#[derive(Clone)]
+pub struct Db {
+    pool: diesel::r2d2::Pool<Manager>,
+    backend: Backend,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db")
+            .field("backend", &self.backend)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Db {
+    /// Builds the pool. It connects lazily, so a database that is down at
+    /// start shows as `/readyz` 503 rather than a crash loop.
+    ///
+    /// # Errors
+    /// The SQLite data folder cannot be created.
+    pub fn new(database: &DatabaseConfig, max_size: u32) -> Result<Db, StoreError> {
+        let backend = match database {
+            DatabaseConfig::Postgres(_) => Backend::Postgres,
+            DatabaseConfig::Sqlite(path) => {
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir).map_err(|e| {
+                        StoreError::Unavailable(format!("cannot create {}: {e}", dir.display()))
+                    })?;
+                }
+                Backend::Sqlite
+            }
+        };
+        let pool = diesel::r2d2::Pool::builder()
+            .max_size(max_size)
+            .min_idle(Some(1))
+            .connection_timeout(Duration::from_secs(5))
+            .build_unchecked(Manager {
+                database: database.clone(),
+            });
+        Ok(Db { pool, backend })
+    }
+
+    /// The backend this pool talks to.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// A pooled connection, waiting at most the pool's timeout.
+    ///
+    /// # Errors
+    /// `Unavailable` when no connection can be had.
+    pub fn get(&self) -> Result<diesel::r2d2::PooledConnection<Manager>, StoreError> {
+        self.pool
+            .get()
+            .map_err(|e| StoreError::Unavailable(e.to_string()))
+    }
+
+    /// Runs `f` with a pooled connection on the blocking thread pool (diesel is synchronous).
+    ///
+    /// # Errors
+    /// Whatever `f` returns, or `Unavailable` when no connection can be had.
+    pub async fn run<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut DbConnection) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let db = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = db.get()?;
+            f(&mut conn)
+        })
+        .await
+        .map_err(|e| StoreError::Unavailable(format!("database task failed: {e}")))?
+    }
+
+    /// Runs `f` inside one write transaction (see [`write_transaction`]) on the blocking pool.
+    ///
+    /// # Errors
+    /// Whatever `f` returns (the transaction is rolled back), or a store error.
+    pub async fn write<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut DbConnection) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        self.run(move |conn| write_transaction(conn, f)).await
+    }
+
+    /// Applies pending migrations of this backend.
+    ///
+    /// # Errors
+    /// The database cannot be reached or a migration fails.
+    pub fn migrate(&self) -> Result<usize, StoreError> {
+        let mut conn = self.get()?;
+        migrate(&mut conn)
+    }
+
+    /// Checks that the database answers.
+    ///
+    /// # Errors
+    /// `Unavailable` when it does not.
+    pub async fn ping(&self) -> Result<(), StoreError> {
+        self.run(|conn| {
+            conn.batch_execute("SELECT 1")
+                .map_err(|e| StoreError::Unavailable(e.to_string()))
+        })
+        .await
+    }
+}
+
+/// Applies pending migrations on `conn`; several instances starting at once
+/// take turns under an advisory lock on PostgreSQL.
+///
+/// # Errors
+/// A migration fails.
+pub fn migrate(conn: &mut DbConnection) -> Result<usize, StoreError> {
+    let failed = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Migration(e.to_string());
+    match conn {
+        DbConnection::Pg(pg) => {
+            pg.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))?;
+            let applied = pg.run_pending_migrations(PG_MIGRATIONS).map(|v| v.len());
+            pg.batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))?;
+            applied.map_err(failed)
+        }
+        DbConnection::Sqlite(lite) => lite
+            .run_pending_migrations(SQLITE_MIGRATIONS)
+            .map(|v| v.len())
+            .map_err(failed),
+    }
+}
+
+/// Runs `f` in one transaction that holds the write lock from its first
+/// statement: a plain transaction on PostgreSQL (rows are locked with
+/// `SELECT … FOR UPDATE` where needed), `BEGIN IMMEDIATE` on SQLite, so that a
+/// read-then-write never fails half way on a lock upgrade.
+///
+/// # Errors
+/// Whatever `f` returns, after rolling back; or the error of begin/commit.
+pub fn write_transaction<T, E, F>(conn: &mut DbConnection, f: F) -> Result<T, E>
+where
+    F: FnOnce(&mut DbConnection) -> Result<T, E>,
+    E: From<StoreError>,
+{
+    if matches!(conn, DbConnection::Pg(_)) {
+        return conn
+            .transaction(|c| f(c).map_err(TxError::App))
+            .map_err(TxError::into_app);
+    }
+    begin_immediate(conn).map_err(StoreError::from)?;
+    match f(conn) {
+        Ok(value) => match DbConnection::commit_transaction(conn) {
+            Ok(()) => Ok(value),
+            Err(err) => {
+                let _ = DbConnection::rollback_transaction(conn);
+                Err(StoreError::from(err).into())
+            }
+        },
+        Err(err) => {
+            DbConnection::rollback_transaction(conn).map_err(StoreError::from)?;
+            Err(err)
+        }
+    }
+}
+
+fn begin_immediate(conn: &mut DbConnection) -> Result<(), DieselError> {
+    match conn {
+        DbConnection::Sqlite(lite) => {
+            AnsiTransactionManager::begin_transaction_sql(lite, "BEGIN IMMEDIATE")
+        }
+        DbConnection::Pg(_) => DbConnection::begin_transaction(conn),
+    }
+}
+
+/// Carries either the caller's error or diesel's through `Connection::transaction`.
+enum TxError<E> {
+    App(E),
+    Db(DieselError),
+}
+
+impl<E> From<DieselError> for TxError<E> {
+    fn from(err: DieselError) -> Self {
+        TxError::Db(err)
+    }
+}
+
+impl<E: From<StoreError>> TxError<E> {
+    fn into_app(self) -> E {
+        match self {
+            TxError::App(e) => e,
+            TxError::Db(e) => StoreError::from(e).into(),
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! Queries on `players`.
+
+use diesel::prelude::*;
+
+use super::schema::players;
+use super::{DbConnection, StoreError};
+
+/// A stored player.
+#[derive(Debug, Clone, Queryable, Selectable, PartialEq, Eq)]
+#[diesel(table_name = players)]
+pub struct PlayerRow {
+    /// Opaque id.
+    pub id: String,
+    /// The name as the player typed it.
+    pub username: String,
+    /// The name lower-cased; unique.
+    pub username_key: String,
+    /// Argon2id PHC string.
+    pub password_hash: String,
+    /// `player` or `admin`.
+    pub role: String,
+    /// Epoch ms.
+    pub created_at: i64,
+}
+
+/// A player to insert.
+#[derive(Debug, Insertable)]
+#[diesel(table_name = players)]
+pub struct NewPlayer<'a> {
+    /// Opaque id.
+    pub id: &'a str,
+    /// Display name.
+    pub username: &'a str,
+    /// Lower-cased name.
+    pub username_key: &'a str,
+    /// Argon2id PHC string.
+    pub password_hash: &'a str,
+    /// Role.
+    pub role: &'a str,
+    /// Epoch ms.
+    pub created_at: i64,
+}
+
+/// Inserts a player.
+///
+/// # Errors
+/// A unique violation when the name is taken (ignoring case).
+pub fn insert(conn: &mut DbConnection, player: &NewPlayer<'_>) -> Result<(), StoreError> {
+    diesel::insert_into(players::table)
+        .values(player)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The player with this id.
+///
+/// # Errors
+/// Database errors.
+pub fn by_id(conn: &mut DbConnection, id: &str) -> Result<Option<PlayerRow>, StoreError> {
+    Ok(players::table
+        .find(id)
+        .select(PlayerRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// The player with this name, ignoring case.
+///
+/// # Errors
+/// Database errors.
+pub fn by_username(
+    conn: &mut DbConnection,
+    username: &str,
+) -> Result<Option<PlayerRow>, StoreError> {
+    Ok(players::table
+        .filter(players::username_key.eq(username.to_ascii_lowercase()))
+        .select(PlayerRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Sets the role of the named player; returns whether such a player exists.
+///
+/// # Errors
+/// Database errors.
+pub fn set_role(conn: &mut DbConnection, username: &str, role: &str) -> Result<bool, StoreError> {
+    let updated = diesel::update(
+        players::table.filter(players::username_key.eq(username.to_ascii_lowercase())),
+    )
+    .set(players::role.eq(role))
+    .execute(conn)?;
+    Ok(updated == 1)
+}
+
+/// Deletes a player (and, by cascade, their refresh tokens).
+///
+/// # Errors
+/// Database errors.
+pub fn delete(conn: &mut DbConnection, id: &str) -> Result<bool, StoreError> {
+    Ok(diesel::delete(players::table.find(id)).execute(conn)? == 1)
+}
