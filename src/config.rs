@@ -74,6 +74,8 @@ pub struct Config {
     pub run_workers: bool,
     /// HTTP worker threads (`UTTT_HTTP_WORKERS`, default: one per core).
     pub http_workers: usize,
+    /// How long a seated player may be absent before the CPU takes their seat (`UTTT_DROP_GRACE_MS`).
+    pub drop_grace: Duration,
 }
 
 /// A configuration value that could not be understood.
@@ -159,6 +161,7 @@ impl Config {
                 register_per_address: rate("UTTT_REGISTER_LIMIT_PER_ADDRESS", 10)?,
             },
             run_workers: flag(&get, "UTTT_WORKERS", true)?,
+            drop_grace: Duration::from_millis(number(&get, "UTTT_DROP_GRACE_MS", 20_000)?),
             http_workers: usize::try_from(number(&get, "UTTT_HTTP_WORKERS", cores as u64)?.max(1))
                 .unwrap_or(cores),
         })

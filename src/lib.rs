@@ -4,7 +4,9 @@
 //! `broker` and the pure game core (`rules`, `cpu`, `rating`, `clock`).
 
 pub mod broker;
+pub mod clock;
 pub mod config;
+pub mod cpu;
 pub mod http;
 pub mod ids;
 pub mod metrics;
@@ -12,4 +14,5 @@ pub mod server;
 pub mod service;
 pub mod store;
 pub mod telemetry;
+pub mod worker;
 pub mod time;

@@ -67,6 +67,7 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
         tokens,
         passwords,
         metrics: Arc::new(Metrics::default()),
+        signals: Arc::default(),
     })
 }
 
@@ -83,6 +84,9 @@ pub fn bind(ctx: Context) -> anyhow::Result<Bound> {
         .workers(ctx.config.http_workers)
         .listen(listener)?
         .run();
+    if ctx.config.run_workers {
+        crate::worker::start(&ctx);
+    }
     tracing::info!(%addr, "listening");
     Ok(Bound { addr, ctx, server })
 }

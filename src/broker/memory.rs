@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use futures_util::future::BoxFuture;
 
 use super::hub::Hub;
-use super::{BrokerResult, Health, PubSub, RateDecision, RateLimiter, Subscription};
+use super::{BrokerResult, Health, Presence, PubSub, RateDecision, RateLimiter, Subscription};
 
 /// Windows are swept once this many counters are held.
 const SWEEP_AT: usize = 10_000;
@@ -17,6 +17,7 @@ const SWEEP_AT: usize = 10_000;
 pub struct MemoryBroker {
     hub: Arc<Hub>,
     windows: Mutex<HashMap<String, (u32, Instant)>>,
+    presence: Mutex<HashMap<String, (i64, Instant)>>,
 }
 
 impl MemoryBroker {
@@ -64,6 +65,31 @@ impl PubSub for MemoryBroker {
     fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>> {
         let sub = self.hub.subscribe(channel);
         Box::pin(async move { Ok(sub) })
+    }
+}
+
+impl Presence for MemoryBroker {
+    fn seen<'a>(&'a self, key: &'a str, at: i64, ttl: Duration) -> BoxFuture<'a, BrokerResult<()>> {
+        let now = Instant::now();
+        let mut presence = self.presence.lock().unwrap_or_else(|p| p.into_inner());
+        if presence.len() >= SWEEP_AT {
+            presence.retain(|_, (_, expires)| *expires > now);
+        }
+        let entry = presence.entry(key.to_owned()).or_insert((at, now + ttl));
+        // Never move backwards: a late, older report must not hide a newer one.
+        entry.0 = entry.0.max(at);
+        entry.1 = now + ttl;
+        Box::pin(async { Ok(()) })
+    }
+
+    fn last_seen<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>> {
+        let now = Instant::now();
+        let presence = self.presence.lock().unwrap_or_else(|p| p.into_inner());
+        let seen = keys
+            .iter()
+            .map(|k| presence.get(k).filter(|(_, exp)| *exp > now).map(|(at, _)| *at))
+            .collect();
+        Box::pin(async move { Ok(seen) })
     }
 }
 

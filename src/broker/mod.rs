@@ -63,6 +63,16 @@ pub trait PubSub: Send + Sync {
     fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>>;
 }
 
+/// Presence: when each key (a seat of a match) was last seen. Times are the
+/// server's game time, so tests can advance them; the time-to-live only
+/// removes keys that stopped mattering.
+pub trait Presence: Send + Sync {
+    /// Records that `key` was seen at `at`; the record lives for `ttl`.
+    fn seen<'a>(&'a self, key: &'a str, at: i64, ttl: Duration) -> BoxFuture<'a, BrokerResult<()>>;
+    /// When each of `keys` was last seen.
+    fn last_seen<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>>;
+}
+
 /// Liveness of the broker itself.
 pub trait Health: Send + Sync {
     /// Checks that the broker answers.
@@ -72,9 +82,9 @@ pub trait Health: Send + Sync {
 }
 
 /// The whole broker trait set, as one object.
-pub trait Broker: RateLimiter + PubSub + Health {}
+pub trait Broker: RateLimiter + PubSub + Presence + Health {}
 
-impl<T: RateLimiter + PubSub + Health> Broker for T {}
+impl<T: RateLimiter + PubSub + Presence + Health> Broker for T {}
 
 /// A shared broker.
 pub type SharedBroker = Arc<dyn Broker>;

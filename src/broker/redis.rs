@@ -16,7 +16,7 @@ use redis::{AsyncCommands, Script};
 
 use super::hub::Hub;
 use super::{
-    BrokerError, BrokerResult, Health, Notice, PubSub, RateDecision, RateLimiter, Subscription,
+    BrokerError, BrokerResult, Health, Notice, Presence, PubSub, RateDecision, RateLimiter, Subscription,
 };
 
 /// Counts a hit and starts the window on the first one, atomically.
@@ -28,6 +28,15 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {n, ttl}
 ";
 
+/// Keeps the newest of the stored and the reported time.
+const SEEN_SCRIPT: &str = r"
+local old = tonumber(redis.call('GET', KEYS[1]) or '0')
+local at = tonumber(ARGV[1])
+if at < old then at = old end
+redis.call('SET', KEYS[1], at, 'PX', ARGV[2])
+return at
+";
+
 /// A broker on Redis.
 #[derive(Clone)]
 pub struct RedisBroker {
@@ -35,6 +44,7 @@ pub struct RedisBroker {
     prefix: String,
     hub: Arc<Hub>,
     rate_script: Arc<Script>,
+    seen_script: Arc<Script>,
 }
 
 impl std::fmt::Debug for RedisBroker {
@@ -102,6 +112,7 @@ impl RedisBroker {
             prefix: prefix.to_owned(),
             hub,
             rate_script: Arc::new(Script::new(RATE_SCRIPT)),
+            seen_script: Arc::new(Script::new(SEEN_SCRIPT)),
         }))
     }
 
@@ -188,6 +199,35 @@ impl PubSub for RedisBroker {
         // The pattern subscription is already in place: registering locally is enough.
         let sub = self.hub.subscribe(channel);
         Box::pin(async move { Ok(sub) })
+    }
+}
+
+impl Presence for RedisBroker {
+    fn seen<'a>(&'a self, key: &'a str, at: i64, ttl: Duration) -> BoxFuture<'a, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let _: i64 = self
+                .seen_script
+                .key(self.key(&format!("seen:{key}")))
+                .arg(at)
+                .arg(ttl_ms)
+                .invoke_async(&mut conn)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn last_seen<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>> {
+        Box::pin(async move {
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut conn = self.conn.clone();
+            let full: Vec<String> = keys.iter().map(|k| self.key(&format!("seen:{k}"))).collect();
+            let values: Vec<Option<i64>> = redis::cmd("MGET").arg(&full).query_async(&mut conn).await?;
+            Ok(values)
+        })
     }
 }
 

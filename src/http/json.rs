@@ -50,6 +50,50 @@ impl<T: DeserializeOwned + 'static> FromRequest for JsonBody<T> {
     }
 }
 
+/// A request body that may be empty (`None`) or JSON for `T`.
+#[derive(Debug)]
+pub struct OptionalJsonBody<T>(pub Option<T>);
+
+impl<T: DeserializeOwned + 'static> FromRequest for OptionalJsonBody<T> {
+    type Error = Problem;
+    type Future = LocalBoxFuture<'static, Result<Self, Problem>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let body = read_limited(req, payload);
+        Box::pin(async move {
+            let body = body.await?;
+            if body.iter().all(u8::is_ascii_whitespace) {
+                return Ok(OptionalJsonBody(None));
+            }
+            parse(&body).map(|v| OptionalJsonBody(Some(v)))
+        })
+    }
+}
+
+/// Reads the whole body, refusing more than [`BODY_LIMIT`] bytes.
+fn read_limited(req: &HttpRequest, payload: &mut Payload) -> LocalBoxFuture<'static, Result<BytesMut, Problem>> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    let mut payload = payload.take();
+    Box::pin(async move {
+        if declared.is_some_and(|n| n > BODY_LIMIT) {
+            return Err(Problem::payload_too_large(BODY_LIMIT));
+        }
+        let mut body = BytesMut::new();
+        while let Some(chunk) = payload.next().await {
+            let chunk = chunk.map_err(|e| Problem::malformed_json(format!("the request body could not be read: {e}")))?;
+            if body.len() + chunk.len() > BODY_LIMIT {
+                return Err(Problem::payload_too_large(BODY_LIMIT));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    })
+}
+
 /// Parses a JSON body into `T`.
 ///
 /// # Errors

@@ -4,11 +4,15 @@
 
 pub mod accounts;
 pub mod auth;
+pub mod events;
 pub mod json;
+pub mod matches;
 pub mod middleware;
 pub mod openapi;
 pub mod ops;
 pub mod problem;
+pub mod query;
+pub mod rooms;
 mod routes_table;
 
 use std::time::Instant;
@@ -36,7 +40,29 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
                 .service(accounts::refresh)
                 .service(accounts::logout),
         )
-        .service(scope::scope("/api/v1").service(accounts::me));
+        .service(
+            scope::scope("/api/v1/matches")
+                .service(matches::create)
+                .service(matches::get_match)
+                .service(matches::play)
+                .service(matches::resign)
+                .service(matches::heartbeat)
+                .service(matches::moves)
+                .service(events::match_events),
+        )
+        .service(
+            scope::scope("/api/v1/rooms")
+                .service(rooms::create)
+                .service(rooms::get_room)
+                .service(rooms::join)
+                .service(rooms::rematch),
+        )
+        .service(
+            scope::scope("/api/v1")
+                .service(accounts::me)
+                .service(matches::my_matches)
+                .service(events::my_events),
+        );
 }
 
 async fn no_route(req: HttpRequest) -> Result<HttpResponse, Problem> {

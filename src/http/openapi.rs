@@ -31,6 +31,8 @@ use utoipa::{Modify, OpenApi};
     modifiers(&Security),
     tags(
         (name = "accounts", description = "Register, log in, tokens"),
+        (name = "matches", description = "Practice against the CPU, moves, clocks, resigning, live events"),
+        (name = "rooms", description = "Casual games through a six-character code"),
         (name = "operations", description = "Health, readiness, metrics"),
     ),
 )]

@@ -269,6 +269,34 @@ impl From<Error> for Problem {
                 p.0.retry_after_secs = Some(retry_after_secs);
                 p
             }
+            Error::NotYourTurn => Problem::new(
+                StatusCode::CONFLICT,
+                "not_your_turn",
+                "Not your turn",
+                "the other seat is to move",
+            ),
+            Error::StalePly { current_ply } => Problem::new(
+                StatusCode::CONFLICT,
+                "stale_ply",
+                "Stale ply",
+                format!("the match is at ply {current_ply}; reload it and try again"),
+            )
+            .with("current_ply", current_ply),
+            Error::MatchOver(why) => Problem::new(StatusCode::CONFLICT, "match_over", "Match over", why),
+            Error::IllegalMove(reason) => Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "illegal_move",
+                "Illegal move",
+                format!("the rules refuse this move: {reason}"),
+            )
+            .with("reason", reason.code()),
+            Error::Conflict { code, detail, match_id } => {
+                let p = Problem::new(StatusCode::CONFLICT, code, "Conflict", detail);
+                match match_id {
+                    Some(id) => p.with("match_id", id),
+                    None => p,
+                }
+            }
             Error::Unavailable(cause) => {
                 tracing::warn!(error = %cause, "dependency unavailable");
                 Problem::new(

@@ -50,6 +50,31 @@ pub enum Error {
         /// Seconds until a retry may succeed.
         retry_after_secs: u64,
     },
+    /// The match is running but the other seat is to move.
+    #[error("it is not your turn")]
+    NotYourTurn,
+    /// The move was sent for another ply than the current one.
+    #[error("the match is at ply {current_ply}")]
+    StalePly {
+        /// Moves already played.
+        current_ply: u32,
+    },
+    /// The match is finished.
+    #[error("{0}")]
+    MatchOver(&'static str),
+    /// The rules refuse the move.
+    #[error("illegal move: {0}")]
+    IllegalMove(crate::rules::IllegalMove),
+    /// Another conflict with the current state, with its own stable code.
+    #[error("{detail}")]
+    Conflict {
+        /// The stable code (`room_full`, `already_queued`, …).
+        code: &'static str,
+        /// What is in the way.
+        detail: String,
+        /// The match concerned, when there is one.
+        match_id: Option<String>,
+    },
     /// The database or broker cannot be reached.
     #[error("service unavailable: {0}")]
     Unavailable(String),

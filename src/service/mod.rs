@@ -4,8 +4,11 @@
 
 pub mod accounts;
 pub mod error;
+pub mod events;
 pub mod limits;
+pub mod matches;
 pub mod passwords;
+pub mod rooms;
 pub mod tokens;
 
 use std::sync::Arc;
@@ -35,6 +38,15 @@ pub struct Context {
     pub passwords: passwords::Passwords,
     /// This instance's metrics registry.
     pub metrics: Arc<Metrics>,
+    /// Wake-ups for this instance's workers.
+    pub signals: Arc<Signals>,
+}
+
+/// Lets a use case wake a local worker at once instead of at its next poll.
+#[derive(Debug, Default)]
+pub struct Signals {
+    /// A match now waits for a CPU move.
+    pub cpu: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Context {

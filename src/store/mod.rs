@@ -3,8 +3,10 @@
 //! compose several of them inside one transaction.
 
 mod connection;
+pub mod matches;
 pub mod players;
 pub mod refresh_tokens;
+pub mod rooms;
 pub mod schema;
 
 use std::time::Duration;

@@ -26,3 +26,69 @@ diesel::table! {
 
 diesel::joinable!(refresh_tokens -> players (player_id));
 diesel::allow_tables_to_appear_in_same_query!(players, refresh_tokens);
+
+diesel::table! {
+    matches (id) {
+        id -> Text,
+        mode -> Text,
+        ladder -> Nullable<Text>,
+        rated -> Bool,
+        depth -> SmallInt,
+        tc_kind -> Text,
+        tc_initial_ms -> Nullable<BigInt>,
+        tc_increment_ms -> Nullable<BigInt>,
+        tc_turn_ms -> Nullable<BigInt>,
+        x_player_id -> Nullable<Text>,
+        o_player_id -> Nullable<Text>,
+        x_controller -> Text,
+        o_controller -> Text,
+        cpu_level -> Nullable<SmallInt>,
+        position -> Binary,
+        ply -> Integer,
+        to_move -> Nullable<Text>,
+        x_bank_ms -> Nullable<BigInt>,
+        o_bank_ms -> Nullable<BigInt>,
+        turn_started_at -> BigInt,
+        deadline_at -> Nullable<BigInt>,
+        awaiting_cpu -> Bool,
+        cpu_claimed_until -> Nullable<BigInt>,
+        status -> Text,
+        winner -> Nullable<Text>,
+        reason -> Nullable<Text>,
+        room_code -> Nullable<Text>,
+        version -> Integer,
+        created_at -> BigInt,
+        finished_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    moves (match_id, ply) {
+        match_id -> Text,
+        ply -> Integer,
+        seat -> Text,
+        square -> Integer,
+        played_at -> BigInt,
+        clock_ms -> Nullable<BigInt>,
+        by_cpu -> Bool,
+    }
+}
+
+diesel::table! {
+    rooms (code) {
+        code -> Text,
+        host_id -> Text,
+        guest_id -> Nullable<Text>,
+        depth -> SmallInt,
+        tc_kind -> Text,
+        tc_initial_ms -> Nullable<BigInt>,
+        tc_increment_ms -> Nullable<BigInt>,
+        tc_turn_ms -> Nullable<BigInt>,
+        match_id -> Nullable<Text>,
+        games -> Integer,
+        created_at -> BigInt,
+    }
+}
+
+diesel::joinable!(moves -> matches (match_id));
+diesel::allow_tables_to_appear_in_same_query!(players, matches, moves, rooms);

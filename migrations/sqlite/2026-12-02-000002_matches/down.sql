@@ -1,0 +1,3 @@
+DROP TABLE rooms;
+DROP TABLE moves;
+DROP TABLE matches;

@@ -1,0 +1,201 @@
+//! Server-sent event streams: a match's states, and a player's own events.
+//!
+//! A match stream sends `state` (the full match state, `id` = its version) on
+//! connect — unless `Last-Event-ID` already is the current version — and after
+//! every change, whichever instance made it. Comments keep proxies from
+//! closing an idle stream; an open stream of a seated player counts as presence.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use actix_web::web::Bytes;
+use actix_web::{HttpRequest, HttpResponse, get, web};
+use futures_util::stream;
+
+use super::auth::Authenticated;
+use super::problem::{Problem, ProblemBody};
+use crate::broker::{Notice, Subscription};
+use crate::rules::Seat;
+use crate::service::accounts::Player;
+use crate::service::matches::state::MatchState;
+use crate::service::matches::{self, parse_payload};
+use crate::service::{Context, events};
+
+/// Longest gap between two writes on a stream.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+/// What clients wait before reconnecting.
+const RETRY_MS: u32 = 3000;
+
+fn sse_response(body: impl futures_util::Stream<Item = Result<Bytes, Infallible>> + 'static) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("Cache-Control", "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(body)
+}
+
+fn state_event(version: i32, json: &str) -> Bytes {
+    Bytes::from(format!("event: state\nid: {version}\ndata: {json}\n\n"))
+}
+
+fn last_event_id(req: &HttpRequest) -> Option<i32> {
+    req.headers()
+        .get("Last-Event-ID")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse().ok())
+}
+
+struct MatchStream {
+    ctx: web::Data<Context>,
+    viewer: Player,
+    id: String,
+    seat: Option<Seat>,
+    subscription: Subscription,
+    sent: i32,
+    pending: VecDeque<Bytes>,
+    keep_alive: tokio::time::Interval,
+}
+
+impl MatchStream {
+    fn push_state(&mut self, state: &MatchState) {
+        if state.version > self.sent
+            && let Ok(json) = serde_json::to_string(state)
+        {
+            self.sent = state.version;
+            self.pending.push_back(state_event(state.version, &json));
+        }
+    }
+
+    /// Waits for the next bytes to send; `None` ends the stream.
+    async fn next(&mut self) -> Option<Bytes> {
+        loop {
+            if let Some(bytes) = self.pending.pop_front() {
+                return Some(bytes);
+            }
+            tokio::select! {
+                notice = matches::next_notice(&mut self.subscription) => match notice? {
+                    Notice::Message(payload) => {
+                        if let Some((version, json)) = parse_payload(&payload)
+                            && version > self.sent
+                        {
+                            self.sent = version;
+                            return Some(state_event(version, json));
+                        }
+                    }
+                    Notice::Resync => {
+                        match matches::reload(&self.ctx, &self.viewer, self.id.clone()).await {
+                            Ok(state) => self.push_state(&state),
+                            Err(err) => tracing::warn!(match.id = %self.id, error = %err, "stream resync failed"),
+                        }
+                    }
+                },
+                _ = self.keep_alive.tick() => {
+                    // A seated viewer's open stream keeps their seat present.
+                    if let Some(seat) = self.seat
+                        && let Err(err) = matches::touch(&self.ctx, &self.id, seat).await
+                    {
+                        tracing::debug!(error = %err, "presence from stream failed");
+                    }
+                    return Some(Bytes::from_static(b": keep-alive\n\n"));
+                }
+            }
+        }
+    }
+}
+
+fn keep_alive_every(ctx: &Context) -> Duration {
+    // Often enough to keep presence alive within the drop-out grace period.
+    KEEP_ALIVE.min(ctx.config.drop_grace / 3).max(Duration::from_millis(50))
+}
+
+/// The live states of a match (`text/event-stream`). Browsers may pass the
+/// token as `?access_token=`. Send `Last-Event-ID` to resume.
+#[utoipa::path(
+    tag = "matches",
+    security(("bearer" = [])),
+    params(
+        ("id" = String, Path, description = "Match id"),
+        ("access_token" = Option<String>, Query, description = "The access token, for clients that cannot set headers"),
+        ("Last-Event-ID" = Option<i32>, Header, description = "The last version received"),
+    ),
+    responses(
+        (status = 200, description = "Events `state` (data: the match state; id: its version), and keep-alive comments", content_type = "text/event-stream", body = String),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/{id}/events")]
+pub async fn match_events(
+    ctx: web::Data<Context>,
+    Authenticated(viewer): Authenticated,
+    id: web::Path<String>,
+    req: HttpRequest,
+) -> Result<HttpResponse, Problem> {
+    let id = id.into_inner();
+    let feed = matches::open_feed(&ctx, &viewer, id.clone()).await?;
+    let mut keep_alive = tokio::time::interval(keep_alive_every(&ctx));
+    keep_alive.reset();
+    let mut state = MatchStream {
+        sent: last_event_id(&req).unwrap_or(0),
+        ctx,
+        viewer,
+        id,
+        seat: feed.seat,
+        subscription: feed.subscription,
+        pending: VecDeque::from([Bytes::from(format!("retry: {RETRY_MS}\n\n"))]),
+        keep_alive,
+    };
+    state.push_state(&feed.initial);
+    let body = stream::unfold(state, |mut s| async move {
+        let bytes = s.next().await?;
+        Some((Ok::<_, Infallible>(bytes), s))
+    });
+    Ok(sse_response(body))
+}
+
+/// The logged-in player's own events: `match_found` (data: `{match_id, …}`) when a match is made for them.
+#[utoipa::path(
+    tag = "matchmaking",
+    security(("bearer" = [])),
+    params(("access_token" = Option<String>, Query, description = "The access token, for clients that cannot set headers")),
+    responses(
+        (status = 200, description = "Events named after what happened, JSON data", content_type = "text/event-stream", body = String),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/events")]
+pub async fn my_events(ctx: web::Data<Context>, Authenticated(player): Authenticated) -> Result<HttpResponse, Problem> {
+    let subscription = events::subscribe(&ctx, &player.id).await?;
+    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
+    keep_alive.reset();
+    let first = Bytes::from(format!("retry: {RETRY_MS}\n\n"));
+    let body = stream::unfold(
+        (Some(first), subscription, keep_alive),
+        |(mut first, mut sub, mut keep_alive)| async move {
+            if let Some(bytes) = first.take() {
+                return Some((Ok(bytes), (None, sub, keep_alive)));
+            }
+            loop {
+                tokio::select! {
+                    notice = matches::next_notice(&mut sub) => match notice? {
+                        Notice::Message(payload) => {
+                            if let Some((event, json)) = events::parse_payload(&payload) {
+                                let bytes = Bytes::from(format!("event: {event}\ndata: {json}\n\n"));
+                                return Some((Ok(bytes), (None, sub, keep_alive)));
+                            }
+                        }
+                        Notice::Resync => {
+                            let bytes = Bytes::from_static(b"event: resync\ndata: {}\n\n");
+                            return Some((Ok(bytes), (None, sub, keep_alive)));
+                        }
+                    },
+                    _ = keep_alive.tick() => {
+                        return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (None, sub, keep_alive)));
+                    }
+                }
+            }
+        },
+    );
+    Ok(sse_response(body))
+}

@@ -1,0 +1,119 @@
+//! Making new matches: the row every kind of match starts from, and practice
+//! matches against the CPU.
+
+use crate::clock::TimeControl;
+use crate::ids;
+use crate::rules::{self, Depth, Seat};
+use crate::store::matches::{self, MatchRow};
+use crate::time::Millis;
+
+use super::super::Result;
+use super::record::{Controller, MatchRecord, Mode, seat_str, time_control_columns};
+
+/// Who sits in a seat of a new match.
+#[derive(Debug, Clone)]
+pub struct SeatSpec {
+    /// The player, or `None` for the practice CPU.
+    pub player_id: Option<String>,
+    /// Who plays it.
+    pub controller: Controller,
+}
+
+impl SeatSpec {
+    /// A human player's seat.
+    pub fn player(id: &str) -> SeatSpec {
+        SeatSpec {
+            player_id: Some(id.to_owned()),
+            controller: Controller::Human,
+        }
+    }
+
+    /// The CPU opponent's seat.
+    pub fn cpu() -> SeatSpec {
+        SeatSpec {
+            player_id: None,
+            controller: Controller::Cpu,
+        }
+    }
+}
+
+/// Everything that defines a new match.
+#[derive(Debug, Clone)]
+pub struct NewMatch {
+    /// How it was made.
+    pub mode: Mode,
+    /// The ladder of a ranked match.
+    pub ladder: Option<String>,
+    /// Whether it changes ratings.
+    pub rated: bool,
+    /// Board depth.
+    pub depth: Depth,
+    /// Time control.
+    pub time_control: TimeControl,
+    /// Seat X.
+    pub x: SeatSpec,
+    /// Seat O.
+    pub o: SeatSpec,
+    /// Level of the practice CPU.
+    pub cpu_level: Option<u8>,
+    /// The room, for casual matches.
+    pub room_code: Option<String>,
+}
+
+/// The row of a match that starts at `now`: X to move, clocks full.
+///
+/// # Errors
+/// Never for valid input (the derived columns are computed from it).
+pub fn new_row(spec: NewMatch, now: Millis) -> Result<MatchRow> {
+    let (tc_kind, tc_initial_ms, tc_increment_ms, tc_turn_ms) = time_control_columns(spec.time_control);
+    let bank = spec.time_control.initial_bank();
+    let mut row = MatchRow {
+        id: ids::match_id(),
+        mode: spec.mode.as_str().to_owned(),
+        ladder: spec.ladder,
+        rated: spec.rated,
+        depth: i16::from(spec.depth.get()),
+        tc_kind,
+        tc_initial_ms,
+        tc_increment_ms,
+        tc_turn_ms,
+        x_player_id: spec.x.player_id,
+        o_player_id: spec.o.player_id,
+        x_controller: spec.x.controller.as_str().to_owned(),
+        o_controller: spec.o.controller.as_str().to_owned(),
+        cpu_level: spec.cpu_level.map(i16::from),
+        position: rules::encode(spec.depth, &[]),
+        ply: 0,
+        to_move: Some(seat_str(Seat::X).to_owned()),
+        x_bank_ms: bank,
+        o_bank_ms: bank,
+        // X's clock runs from the match's start.
+        turn_started_at: now,
+        deadline_at: None,
+        awaiting_cpu: false,
+        cpu_claimed_until: None,
+        status: "active".into(),
+        winner: None,
+        reason: None,
+        room_code: spec.room_code,
+        version: 1,
+        created_at: now,
+        finished_at: None,
+    };
+    row.refresh_derived()?;
+    Ok(row)
+}
+
+/// Inserts a new match, retrying on the (astronomically unlikely) id collision.
+///
+/// # Errors
+/// Database errors.
+pub fn insert_new(conn: &mut crate::store::DbConnection, row: &mut MatchRow) -> Result<()> {
+    for _ in 0..3 {
+        match matches::insert(conn, row) {
+            Err(e) if e.is_unique_violation() => row.id = ids::match_id(),
+            other => return Ok(other?),
+        }
+    }
+    Ok(matches::insert(conn, row)?)
+}

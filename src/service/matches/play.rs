@@ -1,0 +1,289 @@
+//! The transactional core of a match: a move, a resignation, a time forfeit.
+//! Each function runs inside the caller's write transaction on a match row
+//! it has locked, and leaves the row consistent: the stored record is always
+//! the replay of the stored moves.
+
+use crate::clock::Settled;
+use crate::rules::{self, Address, IllegalMove, Position, Seat, Status};
+use crate::store::DbConnection;
+use crate::store::matches::{self, MatchRow, MoveRow};
+use crate::time::Millis;
+
+use super::super::{Error, Result};
+use super::record::{Controller, MatchRecord, seat_str};
+use super::state::Names;
+
+/// A match row with its decoded position and seated names: all a state needs.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The row as committed.
+    pub row: MatchRow,
+    /// Its position.
+    pub position: Position,
+    /// Seated players' names.
+    pub names: Names,
+}
+
+/// Who is making a move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mover {
+    /// A player, by id: must be seated, and to move.
+    Player(String),
+    /// The CPU, for `seat`: the seat must still be CPU-controlled.
+    Cpu(Seat),
+}
+
+/// What a move request did.
+#[derive(Debug)]
+pub enum MoveOutcome {
+    /// The move was applied.
+    Applied(Snapshot),
+    /// The same player resent the move already accepted at that ply: nothing changed.
+    Retried(Snapshot),
+    /// The mover's time had run out: the match was ended on time, the move refused.
+    Flagged(Snapshot),
+    /// A CPU move whose seat or ply changed while it was thinking: dropped.
+    Discarded,
+}
+
+/// What a request on a match found when it checked the clock.
+pub enum Lapse {
+    /// Time has not run out (or the match is over already).
+    InTime,
+    /// The side to move had run out of time; the match is now finished on time.
+    Ended,
+}
+
+/// Loads the seated players' names.
+///
+/// # Errors
+/// Database errors.
+pub fn names(conn: &mut DbConnection, row: &MatchRow) -> Result<Names> {
+    let ids: Vec<&str> = [row.x_player_id.as_deref(), row.o_player_id.as_deref()]
+        .into_iter()
+        .flatten()
+        .collect();
+    let found = matches::usernames(conn, &ids)?;
+    let name = |id: Option<&str>| {
+        id.and_then(|id| found.iter().find(|(pid, _)| pid == id))
+            .map(|(_, n)| n.clone())
+    };
+    Ok(Names {
+        x: name(row.x_player_id.as_deref()),
+        o: name(row.o_player_id.as_deref()),
+    })
+}
+
+/// The snapshot of a row as it stands.
+///
+/// # Errors
+/// A corrupt row, or database errors.
+pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
+    let (position, _) = row.decode()?;
+    let names = names(conn, &row)?;
+    Ok(Snapshot { row, position, names })
+}
+
+/// Ends the match: result, timestamps, no one to move. Ratings of a rated
+/// match change in this same transaction.
+///
+/// # Errors
+/// Database errors.
+pub fn finish(conn: &mut DbConnection, row: &mut MatchRow, winner: Option<Seat>, reason: &str, now: Millis) -> Result<()> {
+    row.status = "finished".into();
+    row.winner = winner.map(|s| seat_str(s).to_owned());
+    row.reason = Some(reason.to_owned());
+    row.finished_at = Some(now);
+    row.to_move = None;
+    row.cpu_claimed_until = None;
+    row.refresh_derived()?;
+    let _ = conn;
+    Ok(())
+}
+
+/// If the side to move has run out of time at `now`, ends the match on time
+/// (the flagged side loses, always) and saves it.
+///
+/// # Errors
+/// Database errors.
+pub fn end_if_lapsed(conn: &mut DbConnection, row: &mut MatchRow, now: Millis) -> Result<Lapse> {
+    let Some(seat) = row.to_move_seat().filter(|_| row.is_active()) else {
+        return Ok(Lapse::InTime);
+    };
+    let tc = row.time_control()?;
+    if tc.settle(row.turn_started_at, row.bank(seat), now) != Settled::Flagged {
+        return Ok(Lapse::InTime);
+    }
+    if tc.initial_bank().is_some() {
+        row.set_bank(seat, Some(0));
+    }
+    // The match ends at the moment the flag fell, not when it was noticed.
+    let fell_at = row.deadline_at.unwrap_or(now).min(now);
+    finish(conn, row, Some(seat.other()), "timeout", fell_at)?;
+    row.version += 1;
+    matches::save(conn, row)?;
+    Ok(Lapse::Ended)
+}
+
+/// A square as stored (flat indexes are below 9^4, so they always fit).
+fn square_column(square: rules::Square) -> i32 {
+    i32::try_from(square.index()).unwrap_or(i32::MAX)
+}
+
+fn parse_address(coords: &[i64]) -> Option<Address> {
+    let coords: Option<Vec<u8>> = coords
+        .iter()
+        .map(|&c| u8::try_from(c).ok().filter(|c| *c <= 8))
+        .collect();
+    Address::new(&coords?).ok()
+}
+
+/// Plays a move on the locked match `id` at `now`: the whole of API.md's
+/// move rules (seat, safe retry, finished, time, ply, turn, legality).
+///
+/// # Errors
+/// `NotFound`, `Forbidden`, `MatchOver`, `StalePly`, `NotYourTurn`, `IllegalMove`.
+pub fn play(conn: &mut DbConnection, id: &str, mover: &Mover, ply: u32, coords: &[i64], now: Millis) -> Result<MoveOutcome> {
+    let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
+    let seat = match mover {
+        Mover::Player(player) => row
+            .seat_of(player)
+            .ok_or(Error::Forbidden("only the seated players may move"))?,
+        Mover::Cpu(seat) => {
+            let stale = !row.is_active()
+                || row.to_move_seat() != Some(*seat)
+                || row.controller(*seat) != Controller::Cpu
+                || u32::try_from(row.ply).ok() != Some(ply);
+            if stale {
+                return Ok(MoveOutcome::Discarded);
+            }
+            *seat
+        }
+    };
+    let depth = row.depth()?;
+    let address = parse_address(coords);
+
+    // Safe retry: the same player resending the move accepted at that ply.
+    if let (Mover::Player(_), Ok(earlier)) = (mover, i32::try_from(ply))
+        && earlier < row.ply
+        && let Some(played) = matches::move_at(conn, id, earlier)?
+    {
+        let same_square = address
+            .and_then(|a| rules::Square::from_address(depth, &a))
+            .is_some_and(|sq| square_column(sq) == played.square);
+        if same_square && played.seat == seat_str(seat) && !played.by_cpu {
+            return Ok(MoveOutcome::Retried(snapshot(conn, row)?));
+        }
+    }
+    if !row.is_active() {
+        return Err(Error::MatchOver("the match is over"));
+    }
+    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+        return Ok(MoveOutcome::Flagged(snapshot(conn, row)?));
+    }
+    let current = u32::try_from(row.ply).unwrap_or(0);
+    if ply != current {
+        return Err(Error::StalePly { current_ply: current });
+    }
+    if row.to_move_seat() != Some(seat) {
+        return Err(Error::NotYourTurn);
+    }
+    if let Mover::Player(_) = mover {
+        // A seated player who moves is back: the substitute hands the seat over.
+        row.set_controller(seat, Controller::Human);
+    }
+
+    let (mut position, mut moves) = row.decode()?;
+    let address = address.ok_or(Error::IllegalMove(IllegalMove::BadAddress))?;
+    let square = position.check(&address).map_err(Error::IllegalMove)?;
+    let tc = row.time_control()?;
+    // The lapse check above ran under the same lock, so this cannot flag.
+    let Settled::InTime(bank) = tc.settle(row.turn_started_at, row.bank(seat), now) else {
+        return Err(Error::Internal("clock flagged after the lapse check".into()));
+    };
+    let outcome = position.play_square(square).map_err(Error::IllegalMove)?;
+    moves.push(square);
+    matches::insert_move(
+        conn,
+        &MoveRow {
+            match_id: row.id.clone(),
+            ply: row.ply,
+            seat: seat_str(seat).to_owned(),
+            square: square_column(square),
+            played_at: now,
+            clock_ms: bank,
+            by_cpu: matches!(mover, Mover::Cpu(_)),
+        },
+    )?;
+    row.position = rules::encode(depth, &moves);
+    row.ply += 1;
+    row.set_bank(seat, bank);
+    row.turn_started_at = now;
+    row.cpu_claimed_until = None;
+    match outcome.status {
+        Status::Ongoing => {
+            row.to_move = Some(seat_str(seat.other()).to_owned());
+            row.refresh_derived()?;
+        }
+        Status::Won(winner) => finish(conn, &mut row, Some(winner), "three_in_a_row", now)?,
+        Status::Drawn => finish(conn, &mut row, None, "draw", now)?,
+    }
+    row.version += 1;
+    matches::save(conn, &row)?;
+    let names = names(conn, &row)?;
+    Ok(MoveOutcome::Applied(Snapshot { row, position, names }))
+}
+
+/// What a resignation did.
+#[derive(Debug)]
+pub enum ResignOutcome {
+    /// The player resigned; the match is over.
+    Resigned(Snapshot),
+    /// Time had already run out: the match ended on time instead.
+    Flagged(Snapshot),
+}
+
+/// Resigns `player` from the locked match `id`: allowed at any time, on either player's turn.
+///
+/// # Errors
+/// `NotFound`, `Forbidden`, `MatchOver`.
+pub fn resign(conn: &mut DbConnection, id: &str, player: &str, now: Millis) -> Result<ResignOutcome> {
+    let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
+    let seat = row
+        .seat_of(player)
+        .ok_or(Error::Forbidden("only the seated players may resign"))?;
+    if !row.is_active() {
+        return Err(Error::MatchOver("the match is over"));
+    }
+    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+        return Ok(ResignOutcome::Flagged(snapshot(conn, row)?));
+    }
+    // Charge the side to move for the time it used.
+    if let Some(mover) = row.to_move_seat() {
+        let tc = row.time_control()?;
+        if let (Some(left), Some(_)) = (tc.left_to_move(row.turn_started_at, row.bank(mover), now), tc.initial_bank()) {
+            row.set_bank(mover, Some(left));
+        }
+    }
+    finish(conn, &mut row, Some(seat.other()), "resignation", now)?;
+    row.version += 1;
+    matches::save(conn, &row)?;
+    Ok(ResignOutcome::Resigned(snapshot(conn, row)?))
+}
+
+/// Ends on time every active match whose side to move ran out of time by
+/// `now` (at most `limit` of them), claiming them with `FOR UPDATE SKIP
+/// LOCKED` so several instances can sweep at once.
+///
+/// # Errors
+/// Database errors.
+pub fn sweep_lapsed(conn: &mut DbConnection, now: Millis, limit: i64) -> Result<Vec<Snapshot>> {
+    let mut ended = Vec::new();
+    for id in matches::claim_due(conn, now, limit)? {
+        let Some(mut row) = matches::get(conn, &id)? else { continue };
+        if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+            ended.push(snapshot(conn, row)?);
+        }
+    }
+    Ok(ended)
+}

@@ -1,0 +1,225 @@
+//! Reading a stored match row in the game's words.
+
+use crate::clock::TimeControl;
+use crate::rules::{self, Depth, Position, Seat, Square};
+use crate::store::matches::MatchRow;
+
+use super::super::{Error, Result};
+
+/// Who plays a seat right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Controller {
+    /// The seated player.
+    Human,
+    /// The CPU: the opponent of a practice match, or the substitute of a dropped player.
+    Cpu,
+}
+
+impl Controller {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Controller::Human => "human",
+            Controller::Cpu => "cpu",
+        }
+    }
+}
+
+/// How a match was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Paired by matchmaking on a ladder.
+    Ranked,
+    /// A room between two players.
+    Casual,
+    /// Against the CPU.
+    Practice,
+}
+
+impl Mode {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Ranked => "ranked",
+            Mode::Casual => "casual",
+            Mode::Practice => "practice",
+        }
+    }
+}
+
+/// `x` or `o`.
+pub fn seat_str(seat: Seat) -> &'static str {
+    match seat {
+        Seat::X => "x",
+        Seat::O => "o",
+    }
+}
+
+/// Parses `x` or `o`.
+pub fn parse_seat(text: &str) -> Option<Seat> {
+    match text {
+        "x" => Some(Seat::X),
+        "o" => Some(Seat::O),
+        _ => None,
+    }
+}
+
+/// The time control stored in these columns.
+///
+/// # Errors
+/// `Internal` when the columns do not describe a control (a corrupt row).
+pub fn time_control(kind: &str, initial: Option<i64>, increment: Option<i64>, turn: Option<i64>) -> Result<TimeControl> {
+    match (kind, initial, turn) {
+        ("clock", Some(initial_ms), _) => Ok(TimeControl::Clock {
+            initial_ms,
+            increment_ms: increment.unwrap_or(0),
+        }),
+        ("per_turn", _, Some(turn_ms)) => Ok(TimeControl::PerTurn { turn_ms }),
+        ("none", _, _) => Ok(TimeControl::None),
+        _ => Err(Error::Internal(format!("stored time control `{kind}` is incomplete"))),
+    }
+}
+
+/// The columns of a time control: kind, initial, increment, turn.
+pub fn time_control_columns(tc: TimeControl) -> (String, Option<i64>, Option<i64>, Option<i64>) {
+    match tc {
+        TimeControl::Clock { initial_ms, increment_ms } => {
+            ("clock".into(), Some(initial_ms), Some(increment_ms), None)
+        }
+        TimeControl::PerTurn { turn_ms } => ("per_turn".into(), None, None, Some(turn_ms)),
+        TimeControl::None => ("none".into(), None, None, None),
+    }
+}
+
+/// Game-level reading of a stored match.
+pub trait MatchRecord {
+    /// The time control.
+    ///
+    /// # Errors
+    /// A corrupt row.
+    fn time_control(&self) -> Result<TimeControl>;
+    /// The depth.
+    ///
+    /// # Errors
+    /// A corrupt row.
+    fn depth(&self) -> Result<Depth>;
+    /// The position and the move list, decoded (and so re-validated) from the stored record.
+    ///
+    /// # Errors
+    /// A corrupt record.
+    fn decode(&self) -> Result<(Position, Vec<Square>)>;
+    /// The seat `player_id` holds, if any.
+    fn seat_of(&self, player_id: &str) -> Option<Seat>;
+    /// The player seated at `seat`.
+    fn player(&self, seat: Seat) -> Option<&str>;
+    /// Who plays `seat` now.
+    fn controller(&self, seat: Seat) -> Controller;
+    /// Sets who plays `seat`.
+    fn set_controller(&mut self, seat: Seat, controller: Controller);
+    /// The clock bank of `seat` at the start of the current turn.
+    fn bank(&self, seat: Seat) -> Option<i64>;
+    /// Sets the bank of `seat`.
+    fn set_bank(&mut self, seat: Seat, bank: Option<i64>);
+    /// The side to move, while active.
+    fn to_move_seat(&self) -> Option<Seat>;
+    /// Whether the match is still being played.
+    fn is_active(&self) -> bool;
+    /// Recomputes the columns derived from the others (deadline, CPU queue flag).
+    ///
+    /// # Errors
+    /// A corrupt row.
+    fn refresh_derived(&mut self) -> Result<()>;
+}
+
+impl MatchRecord for MatchRow {
+    fn time_control(&self) -> Result<TimeControl> {
+        time_control(&self.tc_kind, self.tc_initial_ms, self.tc_increment_ms, self.tc_turn_ms)
+    }
+
+    fn depth(&self) -> Result<Depth> {
+        u8::try_from(self.depth)
+            .ok()
+            .and_then(|d| Depth::new(d).ok())
+            .ok_or_else(|| Error::Internal(format!("stored depth {} is invalid", self.depth)))
+    }
+
+    fn decode(&self) -> Result<(Position, Vec<Square>)> {
+        let (position, moves) = rules::decode(&self.position)
+            .map_err(|e| Error::Internal(format!("match {} has a corrupt record: {e}", self.id)))?;
+        if position.depth() != self.depth()? || moves.len() != usize::try_from(self.ply).unwrap_or(usize::MAX) {
+            return Err(Error::Internal(format!("match {} record disagrees with its row", self.id)));
+        }
+        Ok((position, moves))
+    }
+
+    fn seat_of(&self, player_id: &str) -> Option<Seat> {
+        if self.x_player_id.as_deref() == Some(player_id) {
+            Some(Seat::X)
+        } else if self.o_player_id.as_deref() == Some(player_id) {
+            Some(Seat::O)
+        } else {
+            None
+        }
+    }
+
+    fn player(&self, seat: Seat) -> Option<&str> {
+        match seat {
+            Seat::X => self.x_player_id.as_deref(),
+            Seat::O => self.o_player_id.as_deref(),
+        }
+    }
+
+    fn controller(&self, seat: Seat) -> Controller {
+        let stored = match seat {
+            Seat::X => &self.x_controller,
+            Seat::O => &self.o_controller,
+        };
+        if stored == "cpu" { Controller::Cpu } else { Controller::Human }
+    }
+
+    fn set_controller(&mut self, seat: Seat, controller: Controller) {
+        let value = controller.as_str().to_owned();
+        match seat {
+            Seat::X => self.x_controller = value,
+            Seat::O => self.o_controller = value,
+        }
+    }
+
+    fn bank(&self, seat: Seat) -> Option<i64> {
+        match seat {
+            Seat::X => self.x_bank_ms,
+            Seat::O => self.o_bank_ms,
+        }
+    }
+
+    fn set_bank(&mut self, seat: Seat, bank: Option<i64>) {
+        match seat {
+            Seat::X => self.x_bank_ms = bank,
+            Seat::O => self.o_bank_ms = bank,
+        }
+    }
+
+    fn to_move_seat(&self) -> Option<Seat> {
+        self.to_move.as_deref().and_then(parse_seat)
+    }
+
+    fn is_active(&self) -> bool {
+        self.status == "active"
+    }
+
+    fn refresh_derived(&mut self) -> Result<()> {
+        let tc = self.time_control()?;
+        match self.to_move_seat().filter(|_| self.is_active()) {
+            Some(seat) => {
+                self.deadline_at = tc.deadline(self.turn_started_at, self.bank(seat));
+                self.awaiting_cpu = self.controller(seat) == Controller::Cpu;
+            }
+            None => {
+                self.to_move = None;
+                self.deadline_at = None;
+                self.awaiting_cpu = false;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,256 @@
+//! Rooms: a casual game between two players who share a six-character code.
+//! The host is X in the first game; every rematch swaps the seats (the
+//! "alternate first move" house rule).
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::clock::TimeControl;
+use crate::ids;
+use crate::rules::{Depth, Seat};
+use crate::store::rooms::{self, RoomRow};
+use crate::store::{DbConnection, matches as match_store};
+
+use super::accounts::Player;
+use super::matches::create::{self, NewMatch, SeatSpec};
+use super::matches::play::{self, Snapshot};
+use super::matches::record::{MatchRecord, Mode, time_control, time_control_columns};
+use super::matches::state::TimeControlBody;
+use super::matches::{self, publish};
+use super::{Context, Error, Result};
+
+/// A player in a room.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RoomPlayer {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub username: String,
+}
+
+/// A room as clients see it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RoomState {
+    /// The six-character code to share.
+    pub code: String,
+    /// Who made the room.
+    pub host: RoomPlayer,
+    /// Who joined it.
+    pub guest: Option<RoomPlayer>,
+    /// Depth of its games.
+    pub depth: u8,
+    /// Time control of its games.
+    pub time_control: TimeControlBody,
+    /// The current game, once the guest has joined.
+    pub match_id: Option<String>,
+    /// Games started in this room.
+    pub games: u32,
+}
+
+fn room_player(conn: &mut DbConnection, id: &str) -> Result<RoomPlayer> {
+    let found = match_store::usernames(conn, &[id])?;
+    Ok(RoomPlayer {
+        id: id.to_owned(),
+        username: found.into_iter().next().map(|(_, n)| n).unwrap_or_else(|| "(deleted)".into()),
+    })
+}
+
+fn room_state(conn: &mut DbConnection, room: &RoomRow) -> Result<RoomState> {
+    Ok(RoomState {
+        code: room.code.clone(),
+        host: room_player(conn, &room.host_id)?,
+        guest: room.guest_id.as_deref().map(|g| room_player(conn, g)).transpose()?,
+        depth: u8::try_from(room.depth).unwrap_or(2),
+        time_control: time_control(&room.tc_kind, room.tc_initial_ms, room.tc_increment_ms, room.tc_turn_ms)?.into(),
+        match_id: room.match_id.clone(),
+        games: u32::try_from(room.games).unwrap_or(0),
+    })
+}
+
+/// Starts the room's next game: the host is X in the first, seats swap after.
+fn start_game(conn: &mut DbConnection, room: &mut RoomRow, now: i64) -> Result<Snapshot> {
+    let guest = room.guest_id.clone().ok_or(Error::Internal("a room game needs a guest".into()))?;
+    let (x, o) = if room.games % 2 == 0 {
+        (room.host_id.clone(), guest)
+    } else {
+        (guest, room.host_id.clone())
+    };
+    let depth = u8::try_from(room.depth)
+        .ok()
+        .and_then(|d| Depth::new(d).ok())
+        .ok_or(Error::Internal("room depth".into()))?;
+    let spec = NewMatch {
+        mode: Mode::Casual,
+        ladder: None,
+        rated: false,
+        depth,
+        time_control: time_control(&room.tc_kind, room.tc_initial_ms, room.tc_increment_ms, room.tc_turn_ms)?,
+        x: SeatSpec::player(&x),
+        o: SeatSpec::player(&o),
+        cpu_level: None,
+        room_code: Some(room.code.clone()),
+    };
+    let mut row = create::new_row(spec, now)?;
+    create::insert_new(conn, &mut row)?;
+    room.match_id = Some(row.id.clone());
+    room.games += 1;
+    rooms::save(conn, room)?;
+    play::snapshot(conn, row)
+}
+
+/// Opens a room hosted by `player`.
+///
+/// # Errors
+/// Store failures.
+#[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
+pub async fn create(ctx: &Context, player: &Player, depth: Depth, tc: TimeControl) -> Result<RoomState> {
+    let now = ctx.time.now_ms();
+    let host = player.id.clone();
+    ctx.db
+        .write(move |conn| {
+            let (tc_kind, tc_initial_ms, tc_increment_ms, tc_turn_ms) = time_control_columns(tc);
+            let mut room = RoomRow {
+                code: ids::room_code(),
+                host_id: host,
+                guest_id: None,
+                depth: i16::from(depth.get()),
+                tc_kind,
+                tc_initial_ms,
+                tc_increment_ms,
+                tc_turn_ms,
+                match_id: None,
+                games: 0,
+                created_at: now,
+            };
+            for _ in 0..5 {
+                match rooms::insert(conn, &room) {
+                    Err(e) if e.is_unique_violation() => room.code = ids::room_code(),
+                    other => {
+                        other?;
+                        return room_state(conn, &room);
+                    }
+                }
+            }
+            Err(Error::Unavailable("no free room code".into()))
+        })
+        .await
+}
+
+/// The room with this code.
+///
+/// # Errors
+/// `NotFound`.
+pub async fn get(ctx: &Context, code: &str) -> Result<RoomState> {
+    let code = code.to_ascii_uppercase();
+    ctx.db
+        .run(move |conn| {
+            let room = rooms::get(conn, &code)?.ok_or(Error::NotFound("room"))?;
+            room_state(conn, &room)
+        })
+        .await
+}
+
+/// Seats `player` as the room's guest and starts the first game. Joining a
+/// room you are already the guest of answers the room as it is.
+///
+/// # Errors
+/// `NotFound`; `room_full`; `own_room` for the host.
+#[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
+pub async fn join(ctx: &Context, player: &Player, code: &str) -> Result<RoomState> {
+    let now = ctx.time.now_ms();
+    let code = code.to_ascii_uppercase();
+    let guest = player.id.clone();
+    let (state, started) = ctx
+        .db
+        .write(move |conn| {
+            let mut room = rooms::lock(conn, &code)?.ok_or(Error::NotFound("room"))?;
+            if room.host_id == guest {
+                return Err(Error::Conflict {
+                    code: "own_room",
+                    detail: "you host this room; share its code with your opponent".into(),
+                    match_id: room.match_id.clone(),
+                });
+            }
+            match room.guest_id.as_deref() {
+                Some(g) if g == guest => return Ok((room_state(conn, &room)?, None)),
+                Some(_) => {
+                    return Err(Error::Conflict {
+                        code: "room_full",
+                        detail: "this room already has two players".into(),
+                        match_id: None,
+                    });
+                }
+                None => {}
+            }
+            room.guest_id = Some(guest);
+            let snap = start_game(conn, &mut room, now)?;
+            Ok((room_state(conn, &room)?, Some(snap)))
+        })
+        .await?;
+    if let Some(snap) = started {
+        announce(ctx, &snap).await?;
+    }
+    Ok(state)
+}
+
+/// Starts the room's next game with the seats swapped, once the current one
+/// is finished. Both players may ask; the second asker gets the same game.
+///
+/// # Errors
+/// `NotFound`, `Forbidden` for outsiders, `match_in_progress`.
+#[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
+pub async fn rematch(ctx: &Context, player: &Player, code: &str, previous: Option<String>) -> Result<RoomState> {
+    let now = ctx.time.now_ms();
+    let code = code.to_ascii_uppercase();
+    let me = player.id.clone();
+    let (state, started) = ctx
+        .db
+        .write(move |conn| {
+            let mut room = rooms::lock(conn, &code)?.ok_or(Error::NotFound("room"))?;
+            if room.host_id != me && room.guest_id.as_deref() != Some(me.as_str()) {
+                return Err(Error::Forbidden("only the room's players may start its games"));
+            }
+            if room.guest_id.is_none() {
+                return Err(Error::Conflict {
+                    code: "room_not_full",
+                    detail: "the room has no guest yet".into(),
+                    match_id: None,
+                });
+            }
+            // The other player already started the next game.
+            if previous.is_some() && room.match_id != previous {
+                return Ok((room_state(conn, &room)?, None));
+            }
+            if let Some(current) = room.match_id.as_deref()
+                && let Some(row) = match_store::get(conn, current)?
+                && row.is_active()
+            {
+                return Err(Error::Conflict {
+                    code: "match_in_progress",
+                    detail: "the room's current game is still being played".into(),
+                    match_id: Some(row.id),
+                });
+            }
+            let snap = start_game(conn, &mut room, now)?;
+            Ok((room_state(conn, &room)?, Some(snap)))
+        })
+        .await?;
+    if let Some(snap) = started {
+        announce(ctx, &snap).await?;
+    }
+    Ok(state)
+}
+
+async fn announce(ctx: &Context, snap: &Snapshot) -> Result<()> {
+    for seat in [Seat::X, Seat::O] {
+        if let Some(player) = snap.row.player(seat) {
+            super::events::notify_player(ctx, player, "match_found", &serde_json::json!({
+                "match_id": snap.row.id,
+                "room_code": snap.row.room_code,
+                "seat": matches::record::seat_str(seat),
+            }))
+            .await;
+        }
+    }
+    publish(ctx, snap).await.map(|_| ())
+}

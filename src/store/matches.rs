@@ -1,0 +1,281 @@
+//! Queries on `matches` and `moves`.
+
+use diesel::prelude::*;
+
+use super::schema::{matches, moves, players};
+use super::{DbConnection, StoreError};
+
+/// A stored match, read and written whole: a use case loads it under a lock,
+/// changes it in memory and saves it back in the same transaction.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset, PartialEq, Eq)]
+#[diesel(table_name = matches, treat_none_as_null = true)]
+pub struct MatchRow {
+    /// Short URL-safe id.
+    pub id: String,
+    /// `ranked`, `casual` or `practice`.
+    pub mode: String,
+    /// Ladder of a ranked match.
+    pub ladder: Option<String>,
+    /// Whether the result changes ratings.
+    pub rated: bool,
+    /// 1..=4.
+    pub depth: i16,
+    /// `clock`, `per_turn` or `none`.
+    pub tc_kind: String,
+    /// Clock: initial bank.
+    pub tc_initial_ms: Option<i64>,
+    /// Clock: increment.
+    pub tc_increment_ms: Option<i64>,
+    /// Per turn: the limit.
+    pub tc_turn_ms: Option<i64>,
+    /// Player in seat X (`None`: the CPU of a practice match).
+    pub x_player_id: Option<String>,
+    /// Player in seat O.
+    pub o_player_id: Option<String>,
+    /// `human` or `cpu`.
+    pub x_controller: String,
+    /// `human` or `cpu`.
+    pub o_controller: String,
+    /// Level of the practice CPU.
+    pub cpu_level: Option<i16>,
+    /// The encoded move record.
+    pub position: Vec<u8>,
+    /// Moves played.
+    pub ply: i32,
+    /// `x`/`o` while active.
+    pub to_move: Option<String>,
+    /// X's bank at the start of the current turn.
+    pub x_bank_ms: Option<i64>,
+    /// O's bank at the start of the current turn.
+    pub o_bank_ms: Option<i64>,
+    /// When the current turn began.
+    pub turn_started_at: i64,
+    /// When the side to move loses on time.
+    pub deadline_at: Option<i64>,
+    /// Active with a CPU-controlled side to move.
+    pub awaiting_cpu: bool,
+    /// A CPU worker is thinking until then.
+    pub cpu_claimed_until: Option<i64>,
+    /// `active` or `finished`.
+    pub status: String,
+    /// `x`/`o`; `None` for a draw or an unfinished match.
+    pub winner: Option<String>,
+    /// Why it ended.
+    pub reason: Option<String>,
+    /// The room it was played in.
+    pub room_code: Option<String>,
+    /// Bumped by every change; the event id.
+    pub version: i32,
+    /// Epoch ms.
+    pub created_at: i64,
+    /// Epoch ms.
+    pub finished_at: Option<i64>,
+}
+
+/// A stored move.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, PartialEq, Eq)]
+#[diesel(table_name = moves)]
+pub struct MoveRow {
+    /// The match.
+    pub match_id: String,
+    /// Moves before this one.
+    pub ply: i32,
+    /// `x` or `o`.
+    pub seat: String,
+    /// Flat square index.
+    pub square: i32,
+    /// Epoch ms.
+    pub played_at: i64,
+    /// The mover's bank after the move.
+    pub clock_ms: Option<i64>,
+    /// Whether the CPU made it (practice opponent or substitute).
+    pub by_cpu: bool,
+}
+
+/// Inserts a new match.
+///
+/// # Errors
+/// Database errors.
+pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
+    diesel::insert_into(matches::table).values(row).execute(conn)?;
+    Ok(())
+}
+
+/// Reads a match without locking it.
+///
+/// # Errors
+/// Database errors.
+pub fn get(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, StoreError> {
+    Ok(matches::table
+        .find(id)
+        .select(MatchRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Reads a match and locks its row until the transaction ends: `SELECT … FOR
+/// UPDATE` on PostgreSQL; on SQLite the surrounding immediate transaction
+/// already holds the database's write lock.
+///
+/// # Errors
+/// Database errors.
+pub fn lock(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, StoreError> {
+    // `as_select` fixes the backend, so each arm builds its own query.
+    Ok(match conn {
+        DbConnection::Pg(pg) => matches::table
+            .find(id)
+            .select(MatchRow::as_select())
+            .for_update()
+            .first(pg)
+            .optional()?,
+        DbConnection::Sqlite(lite) => matches::table
+            .find(id)
+            .select(MatchRow::as_select())
+            .first(lite)
+            .optional()?,
+    })
+}
+
+/// Writes every column of a match back.
+///
+/// # Errors
+/// Database errors.
+pub fn save(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
+    diesel::update(matches::table.find(&row.id))
+        .set(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Ids of active matches whose side to move has run out of time by `now`,
+/// locked for this transaction; rows another instance holds are skipped.
+///
+/// # Errors
+/// Database errors.
+pub fn claim_due(conn: &mut DbConnection, now: i64, limit: i64) -> Result<Vec<String>, StoreError> {
+    let query = matches::table
+        .filter(matches::status.eq("active"))
+        .filter(matches::deadline_at.le(now))
+        .order(matches::deadline_at.asc())
+        .select(matches::id)
+        .limit(limit);
+    Ok(match conn {
+        DbConnection::Pg(pg) => query.for_update().skip_locked().load(pg)?,
+        DbConnection::Sqlite(lite) => query.load(lite)?,
+    })
+}
+
+/// Claims up to `limit` matches waiting for a CPU move that no worker is
+/// thinking about, marking them claimed until `until`. Returns their ids.
+///
+/// # Errors
+/// Database errors.
+pub fn claim_cpu_turns(
+    conn: &mut DbConnection,
+    now: i64,
+    until: i64,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    let query = matches::table
+        .filter(matches::awaiting_cpu.eq(true))
+        .filter(matches::status.eq("active"))
+        .filter(
+            matches::cpu_claimed_until
+                .is_null()
+                .or(matches::cpu_claimed_until.lt(now)),
+        )
+        .order(matches::turn_started_at.asc())
+        .select(matches::id)
+        .limit(limit);
+    let ids: Vec<String> = match conn {
+        DbConnection::Pg(pg) => query.for_update().skip_locked().load(pg)?,
+        DbConnection::Sqlite(lite) => query.load(lite)?,
+    };
+    if !ids.is_empty() {
+        diesel::update(matches::table.filter(matches::id.eq_any(&ids)))
+            .set(matches::cpu_claimed_until.eq(until))
+            .execute(conn)?;
+    }
+    Ok(ids)
+}
+
+/// A player's matches, newest first, after the keyset `(created_at, id)`.
+///
+/// # Errors
+/// Database errors.
+pub fn for_player(
+    conn: &mut DbConnection,
+    player_id: &str,
+    status: Option<&str>,
+    after: Option<(i64, String)>,
+    limit: i64,
+) -> Result<Vec<MatchRow>, StoreError> {
+    let mut query = matches::table
+        .filter(
+            matches::x_player_id
+                .eq(player_id)
+                .or(matches::o_player_id.eq(player_id)),
+        )
+        .select(MatchRow::as_select())
+        .order((matches::created_at.desc(), matches::id.desc()))
+        .limit(limit)
+        .into_boxed();
+    if let Some(status) = status {
+        query = query.filter(matches::status.eq(status.to_owned()));
+    }
+    if let Some((created_at, id)) = after {
+        query = query.filter(
+            matches::created_at
+                .lt(created_at)
+                .or(matches::created_at.eq(created_at).and(matches::id.lt(id))),
+        );
+    }
+    Ok(query.load(conn)?)
+}
+
+/// Inserts a move.
+///
+/// # Errors
+/// A unique violation when that ply already has a move.
+pub fn insert_move(conn: &mut DbConnection, row: &MoveRow) -> Result<(), StoreError> {
+    diesel::insert_into(moves::table).values(row).execute(conn)?;
+    Ok(())
+}
+
+/// The moves of a match in order.
+///
+/// # Errors
+/// Database errors.
+pub fn moves(conn: &mut DbConnection, match_id: &str) -> Result<Vec<MoveRow>, StoreError> {
+    Ok(moves::table
+        .filter(moves::match_id.eq(match_id))
+        .order(moves::ply.asc())
+        .select(MoveRow::as_select())
+        .load(conn)?)
+}
+
+/// The move played at `ply`, if any.
+///
+/// # Errors
+/// Database errors.
+pub fn move_at(conn: &mut DbConnection, match_id: &str, ply: i32) -> Result<Option<MoveRow>, StoreError> {
+    Ok(moves::table
+        .find((match_id, ply))
+        .select(MoveRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Usernames of the given players.
+///
+/// # Errors
+/// Database errors.
+pub fn usernames(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<(String, String)>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(players::table
+        .filter(players::id.eq_any(ids))
+        .select((players::id, players::username))
+        .load(conn)?)
+}

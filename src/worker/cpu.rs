@@ -1,0 +1,100 @@
+//! The CPU mover: plays the CPU's turns (practice opponents and substitutes
+//! for dropped players) through the same transactional move path as players,
+//! on the CPU side's clock.
+
+use std::time::{Duration, Instant};
+
+use crate::cpu::{self, Level};
+use crate::rules::Seat;
+use crate::service::matches::record::MatchRecord;
+use crate::service::matches::{self};
+use crate::service::{Context, Error, Result};
+use crate::store::matches::{self as store, MatchRow};
+
+/// Matches claimed per tick.
+const BATCH: i64 = 8;
+/// How long a claim keeps other workers off a match (longer than any think).
+const CLAIM_MS: i64 = 15_000;
+
+/// The level of the CPU that plays for a dropped player.
+pub const SUBSTITUTE_LEVEL: u8 = 3;
+
+/// Claims matches waiting for a CPU move, thinks and plays; returns how many moves were made.
+///
+/// # Errors
+/// Store failures while claiming.
+pub async fn tick(ctx: &Context) -> Result<usize> {
+    let now = ctx.time.now_ms();
+    let claimed: Vec<MatchRow> = ctx
+        .db
+        .write(move |conn| -> Result<Vec<MatchRow>> {
+            let ids = store::claim_cpu_turns(conn, now, now + CLAIM_MS, BATCH)?;
+            let mut rows = Vec::with_capacity(ids.len());
+            for id in ids {
+                if let Some(row) = store::get(conn, &id)? {
+                    rows.push(row);
+                }
+            }
+            Ok(rows)
+        })
+        .await?;
+    let mut played = 0;
+    let tasks: Vec<_> = claimed
+        .into_iter()
+        .map(|row| {
+            let ctx = ctx.clone();
+            tokio::spawn(async move { think_and_play(&ctx, row).await })
+        })
+        .collect();
+    for task in tasks {
+        match task.await {
+            Ok(Ok(true)) => played += 1,
+            Ok(Ok(false)) => {}
+            Ok(Err(err)) => tracing::warn!(error = %err, "CPU move failed"),
+            Err(err) => tracing::error!(error = %err, "CPU task panicked"),
+        }
+    }
+    Ok(played)
+}
+
+fn level_of(row: &MatchRow, seat: Seat) -> Level {
+    let practice = row.player(seat).is_none();
+    let level = if practice {
+        row.cpu_level.and_then(|l| u8::try_from(l).ok()).unwrap_or(1)
+    } else {
+        SUBSTITUTE_LEVEL
+    };
+    Level::new(level).unwrap_or(Level::MAX)
+}
+
+fn seed(id: &str, ply: i32) -> u64 {
+    // FNV-1a: a fixed seed per match and ply makes CPU games replayable.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in id.bytes().chain(ply.to_le_bytes()) {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+async fn think_and_play(ctx: &Context, row: MatchRow) -> Result<bool> {
+    let Some(seat) = row.to_move_seat() else { return Ok(false) };
+    let (position, _) = row.decode()?;
+    let depth = position.depth();
+    let level = level_of(&row, seat);
+    let tc = row.time_control()?;
+    let clock_left = tc
+        .left_to_move(row.turn_started_at, row.bank(seat), ctx.time.now_ms())
+        .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
+    let seed = seed(&row.id, row.ply);
+    let square = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        cpu::choose_move(&position, level, clock_left, seed, &started)
+    })
+    .await
+    .map_err(|e| Error::Internal(format!("CPU search failed: {e}")))?;
+    let Some(square) = square else { return Ok(false) };
+    let address: Vec<i64> = square.to_address(depth).coords().iter().map(|&c| i64::from(c)).collect();
+    let ply = u32::try_from(row.ply).unwrap_or(0);
+    Ok(matches::play_cpu_move(ctx, row.id, seat, ply, address).await?.is_some())
+}

@@ -1,0 +1,51 @@
+//! Background loops that every instance runs. Each `tick` is safe to run on
+//! many instances at once and twice in a row: work is claimed in the database
+//! (`FOR UPDATE SKIP LOCKED`, or a claim column) and every write goes through
+//! the same transactional use cases as requests.
+
+pub mod clock;
+pub mod cpu;
+
+use std::future::Future;
+use std::time::Duration;
+
+use crate::service::Context;
+
+/// How often the clock sweeper looks for matches out of time.
+pub const SWEEP_EVERY: Duration = Duration::from_millis(250);
+/// How often the CPU mover looks for work when nothing woke it.
+pub const CPU_POLL_EVERY: Duration = Duration::from_millis(250);
+
+/// Starts every worker loop of this instance on the current runtime.
+pub fn start(ctx: &Context) {
+    spawn_loop("clock sweeper", ctx.clone(), SWEEP_EVERY, |ctx| async move {
+        clock::tick(&ctx).await.map(|_| ())
+    });
+    let cpu_ctx = ctx.clone();
+    tokio::spawn(async move {
+        loop {
+            if let Err(err) = cpu::tick(&cpu_ctx).await {
+                tracing::warn!(worker = "cpu mover", error = %err, "tick failed");
+            }
+            let signals = cpu_ctx.signals.clone();
+            let _ = tokio::time::timeout(CPU_POLL_EVERY, signals.cpu.notified()).await;
+        }
+    });
+}
+
+fn spawn_loop<F, Fut>(name: &'static str, ctx: Context, every: Duration, tick: F)
+where
+    F: Fn(Context) -> Fut + Send + 'static,
+    Fut: Future<Output = crate::service::Result<()>> + Send,
+{
+    tokio::spawn(async move {
+        let mut interval = tokio::time::interval(every);
+        interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            interval.tick().await;
+            if let Err(err) = tick(ctx.clone()).await {
+                tracing::warn!(worker = name, error = %err, "tick failed");
+            }
+        }
+    });
+}
