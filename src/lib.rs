@@ -1,1 +1,3 @@
 //! `uttt`: a ranked Ultimate Tic-Tac-Toe server.
+
+pub mod rules;
