@@ -1,3 +1,4 @@
 //! `uttt`: a ranked Ultimate Tic-Tac-Toe server.
 
+pub mod cli;
 pub mod rules;
