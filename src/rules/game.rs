@@ -48,10 +48,7 @@ pub trait Game: Clone {
 
     /// Clears `buf` and fills it with every legal move, in increasing flat index.
     /// Does not allocate when `buf` came from [`MoveList::new`] of this depth.
-    fn legal_moves(&self, buf: &mut MoveList) {
-        buf.clear();
-        self.for_each_legal_move(|square| buf.push(square));
-    }
+    fn legal_moves(&self, buf: &mut MoveList);
 
     /// The number of legal moves, without listing them (bulk counting).
     fn count_legal_moves(&self) -> usize;

@@ -44,3 +44,38 @@ pub const fn has_line(mask: u16) -> bool {
     let mask = mask & FULL;
     (WINNING[(mask >> 6) as usize] >> (mask & 63)) & 1 != 0
 }
+
+/// For each mask (0..512), its set positions in increasing order, padded with
+/// zeros to nine: lets a board's open squares be written nine at a time.
+pub(crate) const POSITIONS: [[u8; 9]; 512] = positions_table();
+
+/// For each mask (0..512), the number of set positions.
+pub(crate) const COUNT: [u8; 512] = count_table();
+
+const fn positions_table() -> [[u8; 9]; 512] {
+    let mut table = [[0u8; 9]; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        let mut position = 0;
+        let mut filled = 0;
+        while position < 9 {
+            if mask & (1 << position) != 0 {
+                table[mask][filled] = position as u8;
+                filled += 1;
+            }
+            position += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+const fn count_table() -> [u8; 512] {
+    let mut table = [0u8; 512];
+    let mut mask = 0;
+    while mask < 512 {
+        table[mask] = (mask as u32).count_ones() as u8;
+        mask += 1;
+    }
+    table
+}

@@ -12,8 +12,8 @@
 //! status lives in its parent's masks; the root's is the match status.
 
 use super::game::Game;
-use super::lines::{FULL, has_line};
-use super::{Address, BoardStatus, Depth, IllegalMove, Outcome, Seat, Square, Status};
+use super::lines::{COUNT, FULL, has_line};
+use super::{Address, BoardStatus, Depth, IllegalMove, MoveList, Outcome, Seat, Square, Status};
 
 /// The masks of one board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -168,6 +168,9 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
     /// The outcome of the move just played at `square`, which decided
     /// `decided` boards (the return value of `play_unchecked`).
     pub(crate) fn outcome(&self, square: Square, decided: usize) -> Outcome {
+        if decided == 0 {
+            return Outcome::new(self.status, square, &[]);
+        }
         let mut chain = [(Address::ROOT, BoardStatus::Open); Address::MAX_LEN];
         let mut board = square.to_address(Self::DEPTH).parent();
         let mut len = 0;
@@ -221,10 +224,22 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
         }
     }
 
+    fn list_board(&self, board: usize, buf: &mut MoveList) {
+        let mut open = !self.nodes[board].done & FULL;
+        if board >= Self::LEAF_START {
+            buf.push_positions((board - Self::LEAF_START) * 9, open);
+        } else {
+            while open != 0 {
+                self.list_board(9 * board + 1 + open.trailing_zeros() as usize, buf);
+                open &= open - 1;
+            }
+        }
+    }
+
     fn count_board(&self, board: usize) -> usize {
         let mut open = !self.nodes[board].done & FULL;
         if board >= Self::LEAF_START {
-            return open.count_ones() as usize;
+            return usize::from(COUNT[usize::from(open)]);
         }
         let mut count = 0;
         while open != 0 {
@@ -309,6 +324,13 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
     fn for_each_legal_move(&self, mut visit: impl FnMut(Square)) {
         if !self.status.is_over() {
             self.visit_board(usize::from(self.target), &mut visit);
+        }
+    }
+
+    fn legal_moves(&self, buf: &mut MoveList) {
+        buf.clear();
+        if !self.status.is_over() {
+            self.list_board(usize::from(self.target), buf);
         }
     }
 

@@ -164,3 +164,29 @@ fn a_player_to_move_always_has_a_legal_move() {
         }
     }
 }
+
+#[test]
+fn legal_moves_refill_a_reused_list_without_reallocating_it() {
+    for levels in 1..=4 {
+        let depth = depth(levels);
+        let mut moves = MoveList::new(depth);
+        let buffer = moves.as_slice().as_ptr();
+        let mut rng = Rng(9);
+        let mut position = Position::new(depth);
+        for _ in 0..200 {
+            position.legal_moves(&mut moves);
+            assert_eq!(moves.as_slice().as_ptr(), buffer);
+            if moves.is_empty() {
+                break;
+            }
+            position
+                .play_square(moves.as_slice()[rng.below(moves.len())])
+                .unwrap();
+        }
+    }
+    // A list from `default` grows once, and then holds the same moves.
+    let mut grown = MoveList::default();
+    let position = Position::new(depth(2));
+    position.legal_moves(&mut grown);
+    assert_eq!(grown.as_slice(), legal(&position));
+}
