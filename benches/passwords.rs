@@ -18,7 +18,9 @@ fn passwords(c: &mut Criterion) {
         b.iter(|| runtime.block_on(passwords.hash("correct horse battery".into())))
     });
     group.bench_function("verify (login)", |b| {
-        b.iter(|| runtime.block_on(passwords.verify("correct horse battery".into(), Some(phc.clone()))))
+        b.iter(|| {
+            runtime.block_on(passwords.verify("correct horse battery".into(), Some(phc.clone())))
+        })
     });
     group.finish();
 }

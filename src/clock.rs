@@ -64,7 +64,10 @@ impl TimeControl {
     ///
     /// # Errors
     /// A value outside its range.
-    pub fn clock(initial_ms: Millis, increment_ms: Millis) -> Result<TimeControl, TimeControlError> {
+    pub fn clock(
+        initial_ms: Millis,
+        increment_ms: Millis,
+    ) -> Result<TimeControl, TimeControlError> {
         let (lo, hi) = CLOCK_INITIAL_RANGE;
         if !(lo..=hi).contains(&initial_ms) {
             return Err(TimeControlError {
@@ -78,7 +81,10 @@ impl TimeControl {
                 message: format!("must be between 0 and {CLOCK_INCREMENT_MAX}"),
             });
         }
-        Ok(TimeControl::Clock { initial_ms, increment_ms })
+        Ok(TimeControl::Clock {
+            initial_ms,
+            increment_ms,
+        })
     }
 
     /// A per-turn control, checked against the allowed range.
@@ -142,7 +148,12 @@ impl TimeControl {
     }
 
     /// Time left to the side to move at `now` (never negative); `None` without a limit.
-    pub fn left_to_move(&self, turn_started: Millis, bank: Option<Millis>, now: Millis) -> Option<Millis> {
+    pub fn left_to_move(
+        &self,
+        turn_started: Millis,
+        bank: Option<Millis>,
+        now: Millis,
+    ) -> Option<Millis> {
         self.deadline(turn_started, bank).map(|d| (d - now).max(0))
     }
 
@@ -163,14 +174,20 @@ mod tests {
     #[test]
     fn the_movers_clock_runs_from_the_turn_start_and_stops_at_the_move() {
         let tc = TimeControl::TOURNAMENT;
-        assert_eq!(tc.settle(1_000, Some(600_000), 31_000), Settled::InTime(Some(570_000)));
+        assert_eq!(
+            tc.settle(1_000, Some(600_000), 31_000),
+            Settled::InTime(Some(570_000))
+        );
         assert_eq!(tc.left_to_move(1_000, Some(600_000), 31_000), Some(570_000));
     }
 
     #[test]
     fn the_increment_is_added_after_a_move_in_time() {
         let tc = TimeControl::clock(60_000, 2_000).unwrap();
-        assert_eq!(tc.settle(0, Some(10_000), 4_000), Settled::InTime(Some(8_000)));
+        assert_eq!(
+            tc.settle(0, Some(10_000), 4_000),
+            Settled::InTime(Some(8_000))
+        );
     }
 
     #[test]
@@ -203,7 +220,10 @@ mod tests {
     #[test]
     fn out_of_range_controls_name_their_field() {
         assert_eq!(TimeControl::clock(5, 0).unwrap_err().field, "initial_ms");
-        assert_eq!(TimeControl::clock(600_000, -1).unwrap_err().field, "increment_ms");
+        assert_eq!(
+            TimeControl::clock(600_000, -1).unwrap_err().field,
+            "increment_ms"
+        );
         assert_eq!(TimeControl::per_turn(1).unwrap_err().field, "turn_ms");
         assert!(TimeControl::per_turn(60_000).is_ok());
     }

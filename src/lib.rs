@@ -4,15 +4,17 @@
 //! `broker` and the pure game core (`rules`, `cpu`, `rating`, `clock`).
 
 pub mod broker;
+pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod cpu;
 pub mod http;
 pub mod ids;
 pub mod metrics;
+pub mod rules;
 pub mod server;
 pub mod service;
 pub mod store;
 pub mod telemetry;
-pub mod worker;
 pub mod time;
+pub mod worker;

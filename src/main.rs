@@ -28,6 +28,8 @@ enum Command {
     Migrate,
     /// Print the OpenAPI document.
     Openapi,
+    /// Count move sequences from the empty board (perft) and time the move generator.
+    Perft(uttt::cli::perft::PerftArgs),
     /// Exit 0 when the server at `UTTT_BIND` answers `/readyz` with 200 (for container health checks).
     Healthcheck,
     /// Administration from the command line.
@@ -63,6 +65,7 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Healthcheck => healthcheck(),
+        Command::Perft(args) => uttt::cli::perft::run(&args, &mut std::io::stdout().lock()),
         Command::Openapi => {
             print!("{}", uttt::http::openapi::document_json()?);
             Ok(())

@@ -82,12 +82,20 @@ impl Presence for MemoryBroker {
         Box::pin(async { Ok(()) })
     }
 
-    fn last_seen<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>> {
+    fn last_seen<'a>(
+        &'a self,
+        keys: &'a [String],
+    ) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>> {
         let now = Instant::now();
         let presence = self.presence.lock().unwrap_or_else(|p| p.into_inner());
         let seen = keys
             .iter()
-            .map(|k| presence.get(k).filter(|(_, exp)| *exp > now).map(|(at, _)| *at))
+            .map(|k| {
+                presence
+                    .get(k)
+                    .filter(|(_, exp)| *exp > now)
+                    .map(|(at, _)| *at)
+            })
             .collect();
         Box::pin(async move { Ok(seen) })
     }

@@ -70,7 +70,8 @@ pub trait Presence: Send + Sync {
     /// Records that `key` was seen at `at`; the record lives for `ttl`.
     fn seen<'a>(&'a self, key: &'a str, at: i64, ttl: Duration) -> BoxFuture<'a, BrokerResult<()>>;
     /// When each of `keys` was last seen.
-    fn last_seen<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>>;
+    fn last_seen<'a>(&'a self, keys: &'a [String])
+    -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>>;
 }
 
 /// Liveness of the broker itself.

@@ -16,7 +16,8 @@ use redis::{AsyncCommands, Script};
 
 use super::hub::Hub;
 use super::{
-    BrokerError, BrokerResult, Health, Notice, Presence, PubSub, RateDecision, RateLimiter, Subscription,
+    BrokerError, BrokerResult, Health, Notice, Presence, PubSub, RateDecision, RateLimiter,
+    Subscription,
 };
 
 /// Counts a hit and starts the window on the first one, atomically.
@@ -218,14 +219,21 @@ impl Presence for RedisBroker {
         })
     }
 
-    fn last_seen<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>> {
+    fn last_seen<'a>(
+        &'a self,
+        keys: &'a [String],
+    ) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>> {
         Box::pin(async move {
             if keys.is_empty() {
                 return Ok(Vec::new());
             }
             let mut conn = self.conn.clone();
-            let full: Vec<String> = keys.iter().map(|k| self.key(&format!("seen:{k}"))).collect();
-            let values: Vec<Option<i64>> = redis::cmd("MGET").arg(&full).query_async(&mut conn).await?;
+            let full: Vec<String> = keys
+                .iter()
+                .map(|k| self.key(&format!("seen:{k}")))
+                .collect();
+            let values: Vec<Option<i64>> =
+                redis::cmd("MGET").arg(&full).query_async(&mut conn).await?;
             Ok(values)
         })
     }

@@ -27,7 +27,9 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// What clients wait before reconnecting.
 const RETRY_MS: u32 = 3000;
 
-fn sse_response(body: impl futures_util::Stream<Item = Result<Bytes, Infallible>> + 'static) -> HttpResponse {
+fn sse_response(
+    body: impl futures_util::Stream<Item = Result<Bytes, Infallible>> + 'static,
+) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("Cache-Control", "no-cache"))
@@ -106,7 +108,9 @@ impl MatchStream {
 
 fn keep_alive_every(ctx: &Context) -> Duration {
     // Often enough to keep presence alive within the drop-out grace period.
-    KEEP_ALIVE.min(ctx.config.drop_grace / 3).max(Duration::from_millis(50))
+    KEEP_ALIVE
+        .min(ctx.config.drop_grace / 3)
+        .max(Duration::from_millis(50))
 }
 
 /// The live states of a match (`text/event-stream`). Browsers may pass the
@@ -165,7 +169,10 @@ pub async fn match_events(
     )
 )]
 #[get("/me/events")]
-pub async fn my_events(ctx: web::Data<Context>, Authenticated(player): Authenticated) -> Result<HttpResponse, Problem> {
+pub async fn my_events(
+    ctx: web::Data<Context>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, Problem> {
     let subscription = events::subscribe(&ctx, &player.id).await?;
     let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
     keep_alive.reset();

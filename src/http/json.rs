@@ -71,7 +71,10 @@ impl<T: DeserializeOwned + 'static> FromRequest for OptionalJsonBody<T> {
 }
 
 /// Reads the whole body, refusing more than [`BODY_LIMIT`] bytes.
-fn read_limited(req: &HttpRequest, payload: &mut Payload) -> LocalBoxFuture<'static, Result<BytesMut, Problem>> {
+fn read_limited(
+    req: &HttpRequest,
+    payload: &mut Payload,
+) -> LocalBoxFuture<'static, Result<BytesMut, Problem>> {
     let declared = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -84,7 +87,9 @@ fn read_limited(req: &HttpRequest, payload: &mut Payload) -> LocalBoxFuture<'sta
         }
         let mut body = BytesMut::new();
         while let Some(chunk) = payload.next().await {
-            let chunk = chunk.map_err(|e| Problem::malformed_json(format!("the request body could not be read: {e}")))?;
+            let chunk = chunk.map_err(|e| {
+                Problem::malformed_json(format!("the request body could not be read: {e}"))
+            })?;
             if body.len() + chunk.len() > BODY_LIMIT {
                 return Err(Problem::payload_too_large(BODY_LIMIT));
             }

@@ -71,7 +71,10 @@ pub fn parse_time_control(
 ) -> Option<TimeControl> {
     let parsed = match value {
         None => Ok(default),
-        Some(TimeControlBody::Clock { initial_ms, increment_ms }) => TimeControl::clock(initial_ms, increment_ms),
+        Some(TimeControlBody::Clock {
+            initial_ms,
+            increment_ms,
+        }) => TimeControl::clock(initial_ms, increment_ms),
         Some(TimeControlBody::PerTurn { turn_ms }) => TimeControl::per_turn(turn_ms),
         Some(TimeControlBody::None) => Ok(TimeControl::None),
     };
@@ -105,10 +108,18 @@ pub async fn create(
     let body = body.0;
     let mut errors = Vec::new();
     if body.opponent != "cpu" {
-        errors.push(FieldError::new("opponent", "must be `cpu`; play people through rooms or matchmaking"));
+        errors.push(FieldError::new(
+            "opponent",
+            "must be `cpu`; play people through rooms or matchmaking",
+        ));
     }
     let depth = parse_depth(body.depth, "depth", &mut errors);
-    let tc = parse_time_control(body.time_control, TimeControl::None, "time_control", &mut errors);
+    let tc = parse_time_control(
+        body.time_control,
+        TimeControl::None,
+        "time_control",
+        &mut errors,
+    );
     let level = body.cpu_level.unwrap_or(3);
     let level = u8::try_from(level).ok().and_then(Level::new);
     if level.is_none() {
@@ -122,11 +133,22 @@ pub async fn create(
             None
         }
     };
-    let (Some(depth), Some(time_control), Some(level), Some(seat), true) = (depth, tc, level, seat, errors.is_empty())
+    let (Some(depth), Some(time_control), Some(level), Some(seat), true) =
+        (depth, tc, level, seat, errors.is_empty())
     else {
         return Err(Error::Validation(errors).into());
     };
-    let state = matches::create_practice(&ctx, &player, PracticeRequest { depth, time_control, level, seat }).await?;
+    let state = matches::create_practice(
+        &ctx,
+        &player,
+        PracticeRequest {
+            depth,
+            time_control,
+            level,
+            seat,
+        },
+    )
+    .await?;
     Ok(HttpResponse::Created().json(state))
 }
 
@@ -159,11 +181,18 @@ pub async fn get_match(
         .headers()
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.split(',').any(|t| t.trim().trim_start_matches("W/") == tag || t.trim() == "*"));
+        .is_some_and(|v| {
+            v.split(',')
+                .any(|t| t.trim().trim_start_matches("W/") == tag || t.trim() == "*")
+        });
     if unchanged {
-        return Ok(HttpResponse::NotModified().insert_header((header::ETAG, tag)).finish());
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, tag))
+            .finish());
     }
-    Ok(HttpResponse::Ok().insert_header((header::ETAG, tag)).json(state))
+    Ok(HttpResponse::Ok()
+        .insert_header((header::ETAG, tag))
+        .json(state))
 }
 
 /// Play a move. `ply` must be the number of moves already played; resending
@@ -279,7 +308,10 @@ pub fn parse_status(value: Option<&str>, errors: &mut Vec<FieldError>) -> Option
         Some("active") => Some("active"),
         Some("finished") => Some("finished"),
         Some(_) => {
-            errors.push(FieldError::new("status", "must be `active`, `finished` or `all`"));
+            errors.push(FieldError::new(
+                "status",
+                "must be `active`, `finished` or `all`",
+            ));
             None
         }
     }

@@ -282,7 +282,9 @@ impl From<Error> for Problem {
                 format!("the match is at ply {current_ply}; reload it and try again"),
             )
             .with("current_ply", current_ply),
-            Error::MatchOver(why) => Problem::new(StatusCode::CONFLICT, "match_over", "Match over", why),
+            Error::MatchOver(why) => {
+                Problem::new(StatusCode::CONFLICT, "match_over", "Match over", why)
+            }
             Error::IllegalMove(reason) => Problem::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "illegal_move",
@@ -290,7 +292,11 @@ impl From<Error> for Problem {
                 format!("the rules refuse this move: {reason}"),
             )
             .with("reason", reason.code()),
-            Error::Conflict { code, detail, match_id } => {
+            Error::Conflict {
+                code,
+                detail,
+                match_id,
+            } => {
                 let p = Problem::new(StatusCode::CONFLICT, code, "Conflict", detail);
                 match match_id {
                     Some(id) => p.with("match_id", id),

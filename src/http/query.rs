@@ -38,7 +38,8 @@ impl FromRequest for QueryParams {
     type Future = Ready<Result<Self, Problem>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let pairs: Vec<(String, String)> = serde_urlencoded::from_str(req.query_string()).unwrap_or_default();
+        let pairs: Vec<(String, String)> =
+            serde_urlencoded::from_str(req.query_string()).unwrap_or_default();
         ready(Ok(QueryParams(pairs.into_iter().collect())))
     }
 }
@@ -53,11 +54,18 @@ pub struct PageRequest {
 
 impl PageRequest {
     /// Decodes the cursor with `decode`, recording an error when it is not one.
-    pub fn cursor<T>(&self, decode: impl Fn(&str) -> Option<T>, errors: &mut Vec<FieldError>) -> Option<T> {
+    pub fn cursor<T>(
+        &self,
+        decode: impl Fn(&str) -> Option<T>,
+        errors: &mut Vec<FieldError>,
+    ) -> Option<T> {
         let raw = self.raw_cursor.as_deref()?;
         let decoded = decode(raw);
         if decoded.is_none() {
-            errors.push(FieldError::new("cursor", "is not a cursor this list gave out"));
+            errors.push(FieldError::new(
+                "cursor",
+                "is not a cursor this list gave out",
+            ));
         }
         decoded
     }
@@ -76,7 +84,10 @@ impl QueryParams {
             Some(text) => match text.parse::<u32>() {
                 Ok(n) if (1..=MAX_LIMIT).contains(&n) => n,
                 _ => {
-                    errors.push(FieldError::new("limit", "must be a whole number from 1 to 100"));
+                    errors.push(FieldError::new(
+                        "limit",
+                        "must be a whole number from 1 to 100",
+                    ));
                     DEFAULT_LIMIT
                 }
             },

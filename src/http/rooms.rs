@@ -63,7 +63,12 @@ pub async fn create(
 ) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let depth = parse_depth(body.0.depth, "depth", &mut errors);
-    let tc = parse_time_control(body.0.time_control, TimeControl::TOURNAMENT, "time_control", &mut errors);
+    let tc = parse_time_control(
+        body.0.time_control,
+        TimeControl::TOURNAMENT,
+        "time_control",
+        &mut errors,
+    );
     let (Some(depth), Some(tc)) = (depth, tc) else {
         return Err(Error::Validation(errors).into());
     };

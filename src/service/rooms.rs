@@ -51,7 +51,11 @@ fn room_player(conn: &mut DbConnection, id: &str) -> Result<RoomPlayer> {
     let found = match_store::usernames(conn, &[id])?;
     Ok(RoomPlayer {
         id: id.to_owned(),
-        username: found.into_iter().next().map(|(_, n)| n).unwrap_or_else(|| "(deleted)".into()),
+        username: found
+            .into_iter()
+            .next()
+            .map(|(_, n)| n)
+            .unwrap_or_else(|| "(deleted)".into()),
     })
 }
 
@@ -59,9 +63,19 @@ fn room_state(conn: &mut DbConnection, room: &RoomRow) -> Result<RoomState> {
     Ok(RoomState {
         code: room.code.clone(),
         host: room_player(conn, &room.host_id)?,
-        guest: room.guest_id.as_deref().map(|g| room_player(conn, g)).transpose()?,
+        guest: room
+            .guest_id
+            .as_deref()
+            .map(|g| room_player(conn, g))
+            .transpose()?,
         depth: u8::try_from(room.depth).unwrap_or(2),
-        time_control: time_control(&room.tc_kind, room.tc_initial_ms, room.tc_increment_ms, room.tc_turn_ms)?.into(),
+        time_control: time_control(
+            &room.tc_kind,
+            room.tc_initial_ms,
+            room.tc_increment_ms,
+            room.tc_turn_ms,
+        )?
+        .into(),
         match_id: room.match_id.clone(),
         games: u32::try_from(room.games).unwrap_or(0),
     })
@@ -69,7 +83,10 @@ fn room_state(conn: &mut DbConnection, room: &RoomRow) -> Result<RoomState> {
 
 /// Starts the room's next game: the host is X in the first, seats swap after.
 fn start_game(conn: &mut DbConnection, room: &mut RoomRow, now: i64) -> Result<Snapshot> {
-    let guest = room.guest_id.clone().ok_or(Error::Internal("a room game needs a guest".into()))?;
+    let guest = room
+        .guest_id
+        .clone()
+        .ok_or(Error::Internal("a room game needs a guest".into()))?;
     let (x, o) = if room.games % 2 == 0 {
         (room.host_id.clone(), guest)
     } else {
@@ -84,7 +101,12 @@ fn start_game(conn: &mut DbConnection, room: &mut RoomRow, now: i64) -> Result<S
         ladder: None,
         rated: false,
         depth,
-        time_control: time_control(&room.tc_kind, room.tc_initial_ms, room.tc_increment_ms, room.tc_turn_ms)?,
+        time_control: time_control(
+            &room.tc_kind,
+            room.tc_initial_ms,
+            room.tc_increment_ms,
+            room.tc_turn_ms,
+        )?,
         x: SeatSpec::player(&x),
         o: SeatSpec::player(&o),
         cpu_level: None,
@@ -103,7 +125,12 @@ fn start_game(conn: &mut DbConnection, room: &mut RoomRow, now: i64) -> Result<S
 /// # Errors
 /// Store failures.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
-pub async fn create(ctx: &Context, player: &Player, depth: Depth, tc: TimeControl) -> Result<RoomState> {
+pub async fn create(
+    ctx: &Context,
+    player: &Player,
+    depth: Depth,
+    tc: TimeControl,
+) -> Result<RoomState> {
     let now = ctx.time.now_ms();
     let host = player.id.clone();
     ctx.db
@@ -199,7 +226,12 @@ pub async fn join(ctx: &Context, player: &Player, code: &str) -> Result<RoomStat
 /// # Errors
 /// `NotFound`, `Forbidden` for outsiders, `match_in_progress`.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
-pub async fn rematch(ctx: &Context, player: &Player, code: &str, previous: Option<String>) -> Result<RoomState> {
+pub async fn rematch(
+    ctx: &Context,
+    player: &Player,
+    code: &str,
+    previous: Option<String>,
+) -> Result<RoomState> {
     let now = ctx.time.now_ms();
     let code = code.to_ascii_uppercase();
     let me = player.id.clone();
@@ -208,7 +240,9 @@ pub async fn rematch(ctx: &Context, player: &Player, code: &str, previous: Optio
         .write(move |conn| {
             let mut room = rooms::lock(conn, &code)?.ok_or(Error::NotFound("room"))?;
             if room.host_id != me && room.guest_id.as_deref() != Some(me.as_str()) {
-                return Err(Error::Forbidden("only the room's players may start its games"));
+                return Err(Error::Forbidden(
+                    "only the room's players may start its games",
+                ));
             }
             if room.guest_id.is_none() {
                 return Err(Error::Conflict {
@@ -244,11 +278,16 @@ pub async fn rematch(ctx: &Context, player: &Player, code: &str, previous: Optio
 async fn announce(ctx: &Context, snap: &Snapshot) -> Result<()> {
     for seat in [Seat::X, Seat::O] {
         if let Some(player) = snap.row.player(seat) {
-            super::events::notify_player(ctx, player, "match_found", &serde_json::json!({
-                "match_id": snap.row.id,
-                "room_code": snap.row.room_code,
-                "seat": matches::record::seat_str(seat),
-            }))
+            super::events::notify_player(
+                ctx,
+                player,
+                "match_found",
+                &serde_json::json!({
+                    "match_id": snap.row.id,
+                    "room_code": snap.row.room_code,
+                    "seat": matches::record::seat_str(seat),
+                }),
+            )
             .await;
         }
     }

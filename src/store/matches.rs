@@ -97,7 +97,9 @@ pub struct MoveRow {
 /// # Errors
 /// Database errors.
 pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
-    diesel::insert_into(matches::table).values(row).execute(conn)?;
+    diesel::insert_into(matches::table)
+        .values(row)
+        .execute(conn)?;
     Ok(())
 }
 
@@ -238,7 +240,9 @@ pub fn for_player(
 /// # Errors
 /// A unique violation when that ply already has a move.
 pub fn insert_move(conn: &mut DbConnection, row: &MoveRow) -> Result<(), StoreError> {
-    diesel::insert_into(moves::table).values(row).execute(conn)?;
+    diesel::insert_into(moves::table)
+        .values(row)
+        .execute(conn)?;
     Ok(())
 }
 
@@ -258,7 +262,11 @@ pub fn moves(conn: &mut DbConnection, match_id: &str) -> Result<Vec<MoveRow>, St
 ///
 /// # Errors
 /// Database errors.
-pub fn move_at(conn: &mut DbConnection, match_id: &str, ply: i32) -> Result<Option<MoveRow>, StoreError> {
+pub fn move_at(
+    conn: &mut DbConnection,
+    match_id: &str,
+    ply: i32,
+) -> Result<Option<MoveRow>, StoreError> {
     Ok(moves::table
         .find((match_id, ply))
         .select(MoveRow::as_select())
@@ -270,7 +278,10 @@ pub fn move_at(conn: &mut DbConnection, match_id: &str, ply: i32) -> Result<Opti
 ///
 /// # Errors
 /// Database errors.
-pub fn usernames(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<(String, String)>, StoreError> {
+pub fn usernames(
+    conn: &mut DbConnection,
+    ids: &[&str],
+) -> Result<Vec<(String, String)>, StoreError> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }

@@ -38,7 +38,9 @@ pub struct RoomRow {
 /// # Errors
 /// A unique violation when the code is taken.
 pub fn insert(conn: &mut DbConnection, row: &RoomRow) -> Result<(), StoreError> {
-    diesel::insert_into(rooms::table).values(row).execute(conn)?;
+    diesel::insert_into(rooms::table)
+        .values(row)
+        .execute(conn)?;
     Ok(())
 }
 
@@ -79,6 +81,8 @@ pub fn get(conn: &mut DbConnection, code: &str) -> Result<Option<RoomRow>, Store
 /// # Errors
 /// Database errors.
 pub fn save(conn: &mut DbConnection, row: &RoomRow) -> Result<(), StoreError> {
-    diesel::update(rooms::table.find(&row.code)).set(row).execute(conn)?;
+    diesel::update(rooms::table.find(&row.code))
+        .set(row)
+        .execute(conn)?;
     Ok(())
 }

@@ -60,7 +60,9 @@ pub async fn tick(ctx: &Context) -> Result<usize> {
 fn level_of(row: &MatchRow, seat: Seat) -> Level {
     let practice = row.player(seat).is_none();
     let level = if practice {
-        row.cpu_level.and_then(|l| u8::try_from(l).ok()).unwrap_or(1)
+        row.cpu_level
+            .and_then(|l| u8::try_from(l).ok())
+            .unwrap_or(1)
     } else {
         SUBSTITUTE_LEVEL
     };
@@ -78,7 +80,9 @@ fn seed(id: &str, ply: i32) -> u64 {
 }
 
 async fn think_and_play(ctx: &Context, row: MatchRow) -> Result<bool> {
-    let Some(seat) = row.to_move_seat() else { return Ok(false) };
+    let Some(seat) = row.to_move_seat() else {
+        return Ok(false);
+    };
     let (position, _) = row.decode()?;
     let depth = position.depth();
     let level = level_of(&row, seat);
@@ -93,8 +97,17 @@ async fn think_and_play(ctx: &Context, row: MatchRow) -> Result<bool> {
     })
     .await
     .map_err(|e| Error::Internal(format!("CPU search failed: {e}")))?;
-    let Some(square) = square else { return Ok(false) };
-    let address: Vec<i64> = square.to_address(depth).coords().iter().map(|&c| i64::from(c)).collect();
+    let Some(square) = square else {
+        return Ok(false);
+    };
+    let address: Vec<i64> = square
+        .to_address(depth)
+        .coords()
+        .iter()
+        .map(|&c| i64::from(c))
+        .collect();
     let ply = u32::try_from(row.ply).unwrap_or(0);
-    Ok(matches::play_cpu_move(ctx, row.id, seat, ply, address).await?.is_some())
+    Ok(matches::play_cpu_move(ctx, row.id, seat, ply, address)
+        .await?
+        .is_some())
 }

@@ -18,9 +18,12 @@ pub const CPU_POLL_EVERY: Duration = Duration::from_millis(250);
 
 /// Starts every worker loop of this instance on the current runtime.
 pub fn start(ctx: &Context) {
-    spawn_loop("clock sweeper", ctx.clone(), SWEEP_EVERY, |ctx| async move {
-        clock::tick(&ctx).await.map(|_| ())
-    });
+    spawn_loop(
+        "clock sweeper",
+        ctx.clone(),
+        SWEEP_EVERY,
+        |ctx| async move { clock::tick(&ctx).await.map(|_| ()) },
+    );
     let cpu_ctx = ctx.clone();
     tokio::spawn(async move {
         loop {

@@ -65,7 +65,8 @@ pub struct NewMatch {
 /// # Errors
 /// Never for valid input (the derived columns are computed from it).
 pub fn new_row(spec: NewMatch, now: Millis) -> Result<MatchRow> {
-    let (tc_kind, tc_initial_ms, tc_increment_ms, tc_turn_ms) = time_control_columns(spec.time_control);
+    let (tc_kind, tc_initial_ms, tc_increment_ms, tc_turn_ms) =
+        time_control_columns(spec.time_control);
     let bank = spec.time_control.initial_bank();
     let mut row = MatchRow {
         id: ids::match_id(),

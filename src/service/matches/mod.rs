@@ -61,11 +61,19 @@ pub async fn touch(ctx: &Context, match_id: &str, seat: Seat) -> Result<()> {
 /// # Errors
 /// Broker failures.
 pub async fn connected(ctx: &Context, match_id: &str) -> Result<[bool; 2]> {
-    let keys = [presence_key(match_id, Seat::X), presence_key(match_id, Seat::O)];
+    let keys = [
+        presence_key(match_id, Seat::X),
+        presence_key(match_id, Seat::O),
+    ];
     let seen = ctx.broker.last_seen(&keys).await?;
     let now = ctx.time.now_ms();
     let grace = grace_ms(ctx);
-    let live = |i: usize| seen.get(i).copied().flatten().is_some_and(|t| now - t < grace);
+    let live = |i: usize| {
+        seen.get(i)
+            .copied()
+            .flatten()
+            .is_some_and(|t| now - t < grace)
+    };
     Ok([live(0), live(1)])
 }
 
@@ -75,7 +83,13 @@ pub async fn connected(ctx: &Context, match_id: &str) -> Result<[bool; 2]> {
 /// Broker failures or a corrupt row.
 pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
     let connected = connected(ctx, &snap.row.id).await?;
-    state::render(&snap.row, &snap.position, &snap.names, connected, ctx.time.now_ms())
+    state::render(
+        &snap.row,
+        &snap.position,
+        &snap.names,
+        connected,
+        ctx.time.now_ms(),
+    )
 }
 
 /// Renders a committed change and publishes it to the match's channel.
@@ -93,7 +107,9 @@ pub async fn publish(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
                 tracing::warn!(match.id = %state.id, error = %err, "could not publish match state");
             }
         }
-        Err(err) => tracing::error!(match.id = %state.id, error = %err, "could not serialise match state"),
+        Err(err) => {
+            tracing::error!(match.id = %state.id, error = %err, "could not serialise match state")
+        }
     }
     if snap.row.awaiting_cpu {
         ctx.signals.cpu.notify_one();
@@ -125,7 +141,11 @@ pub struct PracticeRequest {
 /// # Errors
 /// Store or broker failures.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
-pub async fn create_practice(ctx: &Context, player: &Player, req: PracticeRequest) -> Result<MatchState> {
+pub async fn create_practice(
+    ctx: &Context,
+    player: &Player,
+    req: PracticeRequest,
+) -> Result<MatchState> {
     let now = ctx.time.now_ms();
     let (x, o) = match req.seat {
         Seat::X => (SeatSpec::player(&player.id), SeatSpec::cpu()),
@@ -157,7 +177,11 @@ pub async fn create_practice(ctx: &Context, player: &Player, req: PracticeReques
 
 /// A seated player's request on a match counts as presence; a request that
 /// finds the side to move out of time ends the match on time first.
-async fn observe(ctx: &Context, viewer: &Player, row: &crate::store::matches::MatchRow) -> Result<()> {
+async fn observe(
+    ctx: &Context,
+    viewer: &Player,
+    row: &crate::store::matches::MatchRow,
+) -> Result<()> {
     if let Some(seat) = row.seat_of(&viewer.id) {
         touch(ctx, &row.id, seat).await?;
     }
@@ -172,8 +196,7 @@ async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
         .run(move |conn| store::get(conn, &id))
         .await?
         .ok_or(Error::NotFound("match"))?;
-    let lapsed = found.is_active()
-        && found.deadline_at.is_some_and(|d| d <= now);
+    let lapsed = found.is_active() && found.deadline_at.is_some_and(|d| d <= now);
     if lapsed {
         let id = found.id.clone();
         let snap = ctx
@@ -205,7 +228,13 @@ pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchStat
 /// # Errors
 /// Every refusal of API.md's move rules.
 #[tracing::instrument(skip(ctx, player, address), fields(player.id = %player.id))]
-pub async fn play_move(ctx: &Context, player: &Player, id: String, ply: u32, address: Vec<i64>) -> Result<MatchState> {
+pub async fn play_move(
+    ctx: &Context,
+    player: &Player,
+    id: String,
+    ply: u32,
+    address: Vec<i64>,
+) -> Result<MatchState> {
     let now = ctx.time.now_ms();
     let mover = Mover::Player(player.id.clone());
     let outcome = ctx
@@ -224,7 +253,9 @@ pub async fn play_move(ctx: &Context, player: &Player, id: String, ply: u32, add
         }
         MoveOutcome::Flagged(snap) => {
             publish(ctx, &snap).await?;
-            Err(Error::MatchOver("the mover's time ran out; the match ended on time"))
+            Err(Error::MatchOver(
+                "the mover's time ran out; the match ended on time",
+            ))
         }
         MoveOutcome::Discarded => Err(Error::Internal("a player's move was discarded".into())),
     }
@@ -234,7 +265,13 @@ pub async fn play_move(ctx: &Context, player: &Player, id: String, ply: u32, add
 ///
 /// # Errors
 /// Store or broker failures.
-pub async fn play_cpu_move(ctx: &Context, id: String, seat: Seat, ply: u32, address: Vec<i64>) -> Result<Option<MatchState>> {
+pub async fn play_cpu_move(
+    ctx: &Context,
+    id: String,
+    seat: Seat,
+    ply: u32,
+    address: Vec<i64>,
+) -> Result<Option<MatchState>> {
     let now = ctx.time.now_ms();
     let outcome = ctx
         .db
@@ -271,7 +308,9 @@ pub async fn resign(ctx: &Context, player: &Player, id: String) -> Result<MatchS
         ResignOutcome::Resigned(snap) => publish(ctx, &snap).await,
         ResignOutcome::Flagged(snap) => {
             publish(ctx, &snap).await?;
-            Err(Error::MatchOver("time had run out; the match ended on time"))
+            Err(Error::MatchOver(
+                "time had run out; the match ended on time",
+            ))
         }
     }
 }
@@ -385,7 +424,9 @@ pub fn encode_cursor(created_at: i64, id: &str) -> String {
 /// Decodes a cursor made by [`encode_cursor`].
 pub fn decode_cursor(cursor: &str) -> Option<(i64, String)> {
     use base64::Engine;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(cursor).ok()?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()?;
     let text = String::from_utf8(bytes).ok()?;
     let (at, id) = text.split_once(':')?;
     Some((at.parse().ok()?, id.to_owned()))
@@ -441,7 +482,11 @@ pub async fn open_feed(ctx: &Context, viewer: &Player, id: String) -> Result<Fee
     observe(ctx, viewer, &snap.row).await?;
     let initial = render(ctx, &snap).await?;
     let seat = snap.row.seat_of(&viewer.id);
-    Ok(Feed { subscription, initial, seat })
+    Ok(Feed {
+        subscription,
+        initial,
+        seat,
+    })
 }
 
 /// Reads the current state again (after a [`Notice::Resync`]).

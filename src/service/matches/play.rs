@@ -81,7 +81,11 @@ pub fn names(conn: &mut DbConnection, row: &MatchRow) -> Result<Names> {
 pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
     let (position, _) = row.decode()?;
     let names = names(conn, &row)?;
-    Ok(Snapshot { row, position, names })
+    Ok(Snapshot {
+        row,
+        position,
+        names,
+    })
 }
 
 /// Ends the match: result, timestamps, no one to move. Ratings of a rated
@@ -89,7 +93,13 @@ pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
 ///
 /// # Errors
 /// Database errors.
-pub fn finish(conn: &mut DbConnection, row: &mut MatchRow, winner: Option<Seat>, reason: &str, now: Millis) -> Result<()> {
+pub fn finish(
+    conn: &mut DbConnection,
+    row: &mut MatchRow,
+    winner: Option<Seat>,
+    reason: &str,
+    now: Millis,
+) -> Result<()> {
     row.status = "finished".into();
     row.winner = winner.map(|s| seat_str(s).to_owned());
     row.reason = Some(reason.to_owned());
@@ -143,7 +153,14 @@ fn parse_address(coords: &[i64]) -> Option<Address> {
 ///
 /// # Errors
 /// `NotFound`, `Forbidden`, `MatchOver`, `StalePly`, `NotYourTurn`, `IllegalMove`.
-pub fn play(conn: &mut DbConnection, id: &str, mover: &Mover, ply: u32, coords: &[i64], now: Millis) -> Result<MoveOutcome> {
+pub fn play(
+    conn: &mut DbConnection,
+    id: &str,
+    mover: &Mover,
+    ply: u32,
+    coords: &[i64],
+    now: Millis,
+) -> Result<MoveOutcome> {
     let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = match mover {
         Mover::Player(player) => row
@@ -183,7 +200,9 @@ pub fn play(conn: &mut DbConnection, id: &str, mover: &Mover, ply: u32, coords: 
     }
     let current = u32::try_from(row.ply).unwrap_or(0);
     if ply != current {
-        return Err(Error::StalePly { current_ply: current });
+        return Err(Error::StalePly {
+            current_ply: current,
+        });
     }
     if row.to_move_seat() != Some(seat) {
         return Err(Error::NotYourTurn);
@@ -199,7 +218,9 @@ pub fn play(conn: &mut DbConnection, id: &str, mover: &Mover, ply: u32, coords: 
     let tc = row.time_control()?;
     // The lapse check above ran under the same lock, so this cannot flag.
     let Settled::InTime(bank) = tc.settle(row.turn_started_at, row.bank(seat), now) else {
-        return Err(Error::Internal("clock flagged after the lapse check".into()));
+        return Err(Error::Internal(
+            "clock flagged after the lapse check".into(),
+        ));
     };
     let outcome = position.play_square(square).map_err(Error::IllegalMove)?;
     moves.push(square);
@@ -231,7 +252,11 @@ pub fn play(conn: &mut DbConnection, id: &str, mover: &Mover, ply: u32, coords: 
     row.version += 1;
     matches::save(conn, &row)?;
     let names = names(conn, &row)?;
-    Ok(MoveOutcome::Applied(Snapshot { row, position, names }))
+    Ok(MoveOutcome::Applied(Snapshot {
+        row,
+        position,
+        names,
+    }))
 }
 
 /// What a resignation did.
@@ -247,7 +272,12 @@ pub enum ResignOutcome {
 ///
 /// # Errors
 /// `NotFound`, `Forbidden`, `MatchOver`.
-pub fn resign(conn: &mut DbConnection, id: &str, player: &str, now: Millis) -> Result<ResignOutcome> {
+pub fn resign(
+    conn: &mut DbConnection,
+    id: &str,
+    player: &str,
+    now: Millis,
+) -> Result<ResignOutcome> {
     let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = row
         .seat_of(player)
@@ -261,7 +291,10 @@ pub fn resign(conn: &mut DbConnection, id: &str, player: &str, now: Millis) -> R
     // Charge the side to move for the time it used.
     if let Some(mover) = row.to_move_seat() {
         let tc = row.time_control()?;
-        if let (Some(left), Some(_)) = (tc.left_to_move(row.turn_started_at, row.bank(mover), now), tc.initial_bank()) {
+        if let (Some(left), Some(_)) = (
+            tc.left_to_move(row.turn_started_at, row.bank(mover), now),
+            tc.initial_bank(),
+        ) {
             row.set_bank(mover, Some(left));
         }
     }
@@ -280,7 +313,9 @@ pub fn resign(conn: &mut DbConnection, id: &str, player: &str, now: Millis) -> R
 pub fn sweep_lapsed(conn: &mut DbConnection, now: Millis, limit: i64) -> Result<Vec<Snapshot>> {
     let mut ended = Vec::new();
     for id in matches::claim_due(conn, now, limit)? {
-        let Some(mut row) = matches::get(conn, &id)? else { continue };
+        let Some(mut row) = matches::get(conn, &id)? else {
+            continue;
+        };
         if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
             ended.push(snapshot(conn, row)?);
         }

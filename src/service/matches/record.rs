@@ -68,7 +68,12 @@ pub fn parse_seat(text: &str) -> Option<Seat> {
 ///
 /// # Errors
 /// `Internal` when the columns do not describe a control (a corrupt row).
-pub fn time_control(kind: &str, initial: Option<i64>, increment: Option<i64>, turn: Option<i64>) -> Result<TimeControl> {
+pub fn time_control(
+    kind: &str,
+    initial: Option<i64>,
+    increment: Option<i64>,
+    turn: Option<i64>,
+) -> Result<TimeControl> {
     match (kind, initial, turn) {
         ("clock", Some(initial_ms), _) => Ok(TimeControl::Clock {
             initial_ms,
@@ -76,16 +81,19 @@ pub fn time_control(kind: &str, initial: Option<i64>, increment: Option<i64>, tu
         }),
         ("per_turn", _, Some(turn_ms)) => Ok(TimeControl::PerTurn { turn_ms }),
         ("none", _, _) => Ok(TimeControl::None),
-        _ => Err(Error::Internal(format!("stored time control `{kind}` is incomplete"))),
+        _ => Err(Error::Internal(format!(
+            "stored time control `{kind}` is incomplete"
+        ))),
     }
 }
 
 /// The columns of a time control: kind, initial, increment, turn.
 pub fn time_control_columns(tc: TimeControl) -> (String, Option<i64>, Option<i64>, Option<i64>) {
     match tc {
-        TimeControl::Clock { initial_ms, increment_ms } => {
-            ("clock".into(), Some(initial_ms), Some(increment_ms), None)
-        }
+        TimeControl::Clock {
+            initial_ms,
+            increment_ms,
+        } => ("clock".into(), Some(initial_ms), Some(increment_ms), None),
         TimeControl::PerTurn { turn_ms } => ("per_turn".into(), None, None, Some(turn_ms)),
         TimeControl::None => ("none".into(), None, None, None),
     }
@@ -133,7 +141,12 @@ pub trait MatchRecord {
 
 impl MatchRecord for MatchRow {
     fn time_control(&self) -> Result<TimeControl> {
-        time_control(&self.tc_kind, self.tc_initial_ms, self.tc_increment_ms, self.tc_turn_ms)
+        time_control(
+            &self.tc_kind,
+            self.tc_initial_ms,
+            self.tc_increment_ms,
+            self.tc_turn_ms,
+        )
     }
 
     fn depth(&self) -> Result<Depth> {
@@ -146,8 +159,13 @@ impl MatchRecord for MatchRow {
     fn decode(&self) -> Result<(Position, Vec<Square>)> {
         let (position, moves) = rules::decode(&self.position)
             .map_err(|e| Error::Internal(format!("match {} has a corrupt record: {e}", self.id)))?;
-        if position.depth() != self.depth()? || moves.len() != usize::try_from(self.ply).unwrap_or(usize::MAX) {
-            return Err(Error::Internal(format!("match {} record disagrees with its row", self.id)));
+        if position.depth() != self.depth()?
+            || moves.len() != usize::try_from(self.ply).unwrap_or(usize::MAX)
+        {
+            return Err(Error::Internal(format!(
+                "match {} record disagrees with its row",
+                self.id
+            )));
         }
         Ok((position, moves))
     }
@@ -174,7 +192,11 @@ impl MatchRecord for MatchRow {
             Seat::X => &self.x_controller,
             Seat::O => &self.o_controller,
         };
-        if stored == "cpu" { Controller::Cpu } else { Controller::Human }
+        if stored == "cpu" {
+            Controller::Cpu
+        } else {
+            Controller::Human
+        }
     }
 
     fn set_controller(&mut self, seat: Seat, controller: Controller) {

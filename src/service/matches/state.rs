@@ -39,7 +39,13 @@ pub enum TimeControlBody {
 impl From<TimeControl> for TimeControlBody {
     fn from(tc: TimeControl) -> Self {
         match tc {
-            TimeControl::Clock { initial_ms, increment_ms } => TimeControlBody::Clock { initial_ms, increment_ms },
+            TimeControl::Clock {
+                initial_ms,
+                increment_ms,
+            } => TimeControlBody::Clock {
+                initial_ms,
+                increment_ms,
+            },
             TimeControl::PerTurn { turn_ms } => TimeControlBody::PerTurn { turn_ms },
             TimeControl::None => TimeControlBody::None,
         }
@@ -219,7 +225,13 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
 ///
 /// # Errors
 /// A corrupt row.
-pub fn render(row: &MatchRow, position: &Position, names: &Names, connected: [bool; 2], now: Millis) -> Result<MatchState> {
+pub fn render(
+    row: &MatchRow,
+    position: &Position,
+    names: &Names,
+    connected: [bool; 2],
+    now: Millis,
+) -> Result<MatchState> {
     let tc = row.time_control()?;
     let depth = position.depth();
     let mut cells = String::with_capacity(depth.squares());
@@ -237,10 +249,16 @@ pub fn render(row: &MatchRow, position: &Position, names: &Names, connected: [bo
             position.legal_moves(&mut list);
             NextState {
                 board: Some(target.coords().to_vec()),
-                legal: list.iter().map(|sq| sq.to_address(depth).coords().to_vec()).collect(),
+                legal: list
+                    .iter()
+                    .map(|sq| sq.to_address(depth).coords().to_vec())
+                    .collect(),
             }
         }
-        None => NextState { board: None, legal: Vec::new() },
+        None => NextState {
+            board: None,
+            legal: Vec::new(),
+        },
     };
     let clock_of = |seat: Seat| {
         if to_move == Some(seat) {
@@ -248,7 +266,10 @@ pub fn render(row: &MatchRow, position: &Position, names: &Names, connected: [bo
         } else if active {
             tc.left_waiting(row.bank(seat))
         } else {
-            row.bank(seat).or_else(|| tc.left_waiting(None).filter(|_| tc.initial_bank().is_some()))
+            row.bank(seat).or_else(|| {
+                tc.left_waiting(None)
+                    .filter(|_| tc.initial_bank().is_some())
+            })
         }
     };
     let result = (!active).then(|| ResultState {

@@ -1,0 +1,67 @@
+//! The interface the CPU player and perft are written against, so they
+//! monomorphise over each depth's concrete type.
+
+use super::{Depth, IllegalMove, MoveList, Seat, Square, Status};
+
+/// A match of one fixed depth: implemented by [`Tree1`](super::Tree1) …
+/// [`Tree4`](super::Tree4), so generic code compiles once per depth and pays
+/// nothing for the depths it does not use.
+pub trait Game: Clone {
+    /// The depth of this type's board tree.
+    const DEPTH: Depth;
+
+    /// The empty tree: X to move, every square legal.
+    fn start() -> Self;
+
+    /// The number of moves played.
+    fn ply(&self) -> u32;
+
+    /// The side to move (X on even plies). Once the match is over this is the
+    /// side that would have moved next.
+    fn turn(&self) -> Seat {
+        Seat::to_move_at(self.ply())
+    }
+
+    /// The status of the match (of its root board).
+    fn status(&self) -> Status;
+
+    /// Whether the match is over.
+    fn is_over(&self) -> bool {
+        self.status().is_over()
+    }
+
+    /// The last square played, if any.
+    fn last_move(&self) -> Option<Square>;
+
+    /// The mark on `square`; `None` when it is empty or not a square of this depth.
+    fn cell(&self, square: Square) -> Option<Seat>;
+
+    /// Whether the side to move may play `square`.
+    ///
+    /// # Errors
+    /// The first [`IllegalMove`] reason that applies, in the documented order.
+    fn check_square(&self, square: Square) -> Result<(), IllegalMove>;
+
+    /// Calls `visit` with every legal move, in increasing flat index; nothing
+    /// once the match is over.
+    fn for_each_legal_move(&self, visit: impl FnMut(Square));
+
+    /// Clears `buf` and fills it with every legal move, in increasing flat index.
+    /// Does not allocate when `buf` came from [`MoveList::new`] of this depth.
+    fn legal_moves(&self, buf: &mut MoveList);
+
+    /// The number of legal moves, without listing them (bulk counting).
+    fn count_legal_moves(&self) -> usize;
+
+    /// Plays `square` for the side to move and returns how many boards the move
+    /// decided (0 ..= depth: the board holding the square and the ancestors
+    /// the win or draw cascaded to).
+    ///
+    /// The caller guarantees that the move is legal ([`Game::check_square`]);
+    /// this is checked only by a debug assertion. An illegal square leaves
+    /// the tree in a state no game reaches.
+    ///
+    /// # Panics
+    /// May panic when `square` is not a square of this depth.
+    fn play_unchecked(&mut self, square: Square) -> usize;
+}

@@ -1,0 +1,392 @@
+//! The board tree of one fixed depth, as bit sets in a complete 9-ary heap.
+//!
+//! Boards are stored breadth first: the root is board 0 and the children of
+//! board `i` are `9i+1 ..= 9i+9`, so the boards of one level are contiguous and
+//! in address order. The boards whose positions are squares (the leaf level,
+//! addresses of length d-1) start at `(9^(d-1)-1)/8`, and the square with flat
+//! index `f` lies in board `(9^(d-1)-1)/8 + f/9`, at position `f % 9`.
+//!
+//! Each board keeps three 9-bit masks: the positions X holds, the positions O
+//! holds (a square with their mark, or a child board they won) and the
+//! positions that are decided (held, or a drawn child board). A board's own
+//! status lives in its parent's masks; the root's is the match status.
+
+use super::game::Game;
+use super::lines::{COUNT, FULL, has_line};
+use super::{Address, BoardStatus, Depth, IllegalMove, MoveList, Outcome, Seat, Square, Status};
+
+/// The masks of one board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Node {
+    /// Positions held by X (index 0) and by O (index 1).
+    held: [u16; 2],
+    /// Positions decided: held by either seat, or a drawn child board.
+    done: u16,
+}
+
+impl Node {
+    const EMPTY: Node = Node {
+        held: [0; 2],
+        done: 0,
+    };
+
+    /// The status of the child board at `position`.
+    fn child_status(self, position: usize) -> BoardStatus {
+        let bit = 1 << position;
+        if self.held[0] & bit != 0 {
+            BoardStatus::Won(Seat::X)
+        } else if self.held[1] & bit != 0 {
+            BoardStatus::Won(Seat::O)
+        } else if self.done & bit != 0 {
+            BoardStatus::Drawn
+        } else {
+            BoardStatus::Open
+        }
+    }
+}
+
+/// A match of depth `D` with `BOARDS = (9^D-1)/8` boards, in fixed arrays.
+///
+/// Use the aliases [`Tree1`] … [`Tree4`]; other parameters fail to compile.
+/// A [`Tree2`] is a 70-byte `Copy` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Tree<const D: usize, const BOARDS: usize> {
+    nodes: [Node; BOARDS],
+    status: Status,
+    /// Heap index of the relaxed target board; unused once the match is over.
+    target: u16,
+    ply: u16,
+    last: Option<Square>,
+}
+
+/// Plain tic-tac-toe.
+pub type Tree1 = Tree<1, 1>;
+/// Ultimate Tic-Tac-Toe: 81 squares, 10 boards.
+pub type Tree2 = Tree<2, 10>;
+/// Depth 3: 729 squares, 91 boards.
+pub type Tree3 = Tree<3, 91>;
+/// Depth 4: 6,561 squares, 820 boards.
+pub type Tree4 = Tree<4, 820>;
+
+impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
+    /// 9^D.
+    const SQUARES: usize = 9usize.pow(D as u32);
+    /// The number of leaf-level boards, 9^(D-1).
+    const LEAVES: usize = Self::SQUARES / 9;
+    /// The heap index of the first leaf-level board.
+    const LEAF_START: usize = (Self::LEAVES - 1) / 8;
+    /// Evaluated by `start`: only the four real shapes compile.
+    const SHAPE: () = assert!(
+        D >= 1 && D <= 4 && BOARDS == (Self::SQUARES - 1) / 8,
+        "Tree<D, BOARDS> needs D in 1..=4 and BOARDS = (9^D - 1) / 8"
+    );
+
+    /// The empty tree: X to move, the target is the root.
+    #[must_use]
+    pub const fn new() -> Self {
+        let () = Self::SHAPE;
+        Tree {
+            nodes: [Node::EMPTY; BOARDS],
+            status: Status::Ongoing,
+            target: 0,
+            ply: 0,
+            last: None,
+        }
+    }
+
+    /// The relaxed target board; `None` once the match is over.
+    #[must_use]
+    pub fn target(&self) -> Option<Address> {
+        (!self.status.is_over()).then(|| Address::from_heap_index(usize::from(self.target)))
+    }
+
+    /// The status of `board`; `None` unless it names a board of this depth
+    /// (fewer than `D` coordinates).
+    #[must_use]
+    pub fn board_status(&self, board: &Address) -> Option<BoardStatus> {
+        if board.len() >= D {
+            return None;
+        }
+        let index = board.heap_index();
+        Some(match index.checked_sub(1) {
+            None => self.status.into(),
+            Some(below) => self.nodes[below / 9].child_status(below % 9),
+        })
+    }
+
+    /// Appends the 9^D cells, by flat index: `'.'` empty, `'x'`, `'o'`.
+    pub fn write_cells(&self, out: &mut String) {
+        out.reserve(Self::SQUARES);
+        for node in &self.nodes[Self::LEAF_START..] {
+            for position in 0..9 {
+                let bit = 1 << position;
+                out.push(if node.held[0] & bit != 0 {
+                    'x'
+                } else if node.held[1] & bit != 0 {
+                    'o'
+                } else {
+                    '.'
+                });
+            }
+        }
+    }
+
+    /// Every decided board with its status, in address order (the root first).
+    #[must_use]
+    pub fn decided_boards(&self) -> Vec<(Address, BoardStatus)> {
+        let mut boards = Vec::new();
+        let root = BoardStatus::from(self.status);
+        if root.is_decided() {
+            boards.push((Address::ROOT, root));
+        }
+        self.push_decided_below(0, Address::ROOT, &mut boards);
+        boards
+    }
+
+    fn push_decided_below(
+        &self,
+        board: usize,
+        address: Address,
+        out: &mut Vec<(Address, BoardStatus)>,
+    ) {
+        if board >= Self::LEAF_START {
+            return;
+        }
+        let node = self.nodes[board];
+        for position in 0..9u8 {
+            let Some(child) = address.child(position) else {
+                return;
+            };
+            let status = node.child_status(usize::from(position));
+            if status.is_decided() {
+                out.push((child, status));
+            }
+            self.push_decided_below(9 * board + 1 + usize::from(position), child, out);
+        }
+    }
+
+    /// The outcome of the move just played at `square`, which decided
+    /// `decided` boards (the return value of `play_unchecked`).
+    pub(crate) fn outcome(&self, square: Square, decided: usize) -> Outcome {
+        if decided == 0 {
+            return Outcome::new(self.status, square, &[]);
+        }
+        let mut chain = [(Address::ROOT, BoardStatus::Open); Address::MAX_LEN];
+        let mut board = square.to_address(Self::DEPTH).parent();
+        let mut len = 0;
+        while let Some(address) = board {
+            if len == decided {
+                break;
+            }
+            let status = self.board_status(&address).unwrap_or(BoardStatus::Open);
+            chain[len] = (address, status);
+            len += 1;
+            board = address.parent();
+        }
+        chain[..len].reverse();
+        Outcome::new(self.status, square, &chain[..len])
+    }
+
+    /// The deepest playable board on the path to leaf-level board number
+    /// `leaf` (0..9^(D-1)): walk down from the root until a decided board.
+    #[inline]
+    fn relax(&self, leaf: usize) -> u16 {
+        let mut board = 0;
+        let mut span = Self::LEAVES;
+        for _ in 1..D {
+            span /= 9;
+            let position = (leaf / span) % 9;
+            if self.nodes[board].done & (1 << position) != 0 {
+                break;
+            }
+            board = 9 * board + 1 + position;
+        }
+        // At most 819.
+        board as u16
+    }
+
+    fn visit_board(&self, board: usize, visit: &mut impl FnMut(Square)) {
+        let mut open = !self.nodes[board].done & FULL;
+        if board >= Self::LEAF_START {
+            let base = (board - Self::LEAF_START) * 9;
+            while open != 0 {
+                // Below 9^4, so it fits in a u16.
+                visit(Square::from_raw(
+                    (base + open.trailing_zeros() as usize) as u16,
+                ));
+                open &= open - 1;
+            }
+        } else {
+            while open != 0 {
+                self.visit_board(9 * board + 1 + open.trailing_zeros() as usize, visit);
+                open &= open - 1;
+            }
+        }
+    }
+
+    fn list_board(&self, board: usize, buf: &mut MoveList) {
+        let mut open = !self.nodes[board].done & FULL;
+        if board >= Self::LEAF_START {
+            buf.push_positions((board - Self::LEAF_START) * 9, open);
+        } else {
+            while open != 0 {
+                self.list_board(9 * board + 1 + open.trailing_zeros() as usize, buf);
+                open &= open - 1;
+            }
+        }
+    }
+
+    fn count_board(&self, board: usize) -> usize {
+        let mut open = !self.nodes[board].done & FULL;
+        if board >= Self::LEAF_START {
+            return usize::from(COUNT[usize::from(open)]);
+        }
+        let mut count = 0;
+        while open != 0 {
+            count += self.count_board(9 * board + 1 + open.trailing_zeros() as usize);
+            open &= open - 1;
+        }
+        count
+    }
+}
+
+impl<const D: usize, const BOARDS: usize> Default for Tree<D, BOARDS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
+    const DEPTH: Depth = match Depth::new(D as u8) {
+        Ok(depth) => depth,
+        Err(_) => panic!("Tree<D, BOARDS> needs D in 1..=4"),
+    };
+
+    fn start() -> Self {
+        Self::new()
+    }
+
+    fn ply(&self) -> u32 {
+        u32::from(self.ply)
+    }
+
+    fn status(&self) -> Status {
+        self.status
+    }
+
+    fn last_move(&self) -> Option<Square> {
+        self.last
+    }
+
+    fn cell(&self, square: Square) -> Option<Seat> {
+        let flat = square.index();
+        let node = self.nodes.get(Self::LEAF_START + flat / 9)?;
+        let bit = 1 << (flat % 9);
+        if node.held[0] & bit != 0 {
+            Some(Seat::X)
+        } else if node.held[1] & bit != 0 {
+            Some(Seat::O)
+        } else {
+            None
+        }
+    }
+
+    fn check_square(&self, square: Square) -> Result<(), IllegalMove> {
+        let flat = square.index();
+        if flat >= Self::SQUARES {
+            return Err(IllegalMove::BadAddress);
+        }
+        if self.status.is_over() {
+            return Err(IllegalMove::BoardClosed);
+        }
+        let target = usize::from(self.target);
+        let mut board = 0;
+        let mut inside = target == 0;
+        let mut span = Self::SQUARES;
+        for _ in 1..D {
+            span /= 9;
+            let position = (flat / span) % 9;
+            if self.nodes[board].done & (1 << position) != 0 {
+                return Err(IllegalMove::BoardClosed);
+            }
+            board = 9 * board + 1 + position;
+            inside |= board == target;
+        }
+        if !inside {
+            return Err(IllegalMove::WrongBoard);
+        }
+        if self.nodes[board].done & (1 << (flat % 9)) != 0 {
+            return Err(IllegalMove::CellOccupied);
+        }
+        Ok(())
+    }
+
+    fn for_each_legal_move(&self, mut visit: impl FnMut(Square)) {
+        if !self.status.is_over() {
+            self.visit_board(usize::from(self.target), &mut visit);
+        }
+    }
+
+    fn legal_moves(&self, buf: &mut MoveList) {
+        buf.clear();
+        if !self.status.is_over() {
+            self.list_board(usize::from(self.target), buf);
+        }
+    }
+
+    fn count_legal_moves(&self) -> usize {
+        if self.status.is_over() {
+            0
+        } else {
+            self.count_board(usize::from(self.target))
+        }
+    }
+
+    #[inline]
+    fn play_unchecked(&mut self, square: Square) -> usize {
+        debug_assert_eq!(
+            self.check_square(square),
+            Ok(()),
+            "play_unchecked({square:?})"
+        );
+        let flat = square.index();
+        let seat = usize::from(self.ply & 1);
+        let mut board = Self::LEAF_START + flat / 9;
+        let bit = 1 << (flat % 9);
+        let node = &mut self.nodes[board];
+        node.held[seat] |= bit;
+        node.done |= bit;
+        let mut won = has_line(node.held[seat]);
+        let mut closed = won || node.done == FULL;
+        let mut decided = 0;
+        // A board that closes marks its position in the parent, which may close
+        // in turn: a win or a draw cascades upward in the same move.
+        while closed {
+            decided += 1;
+            let Some(below) = board.checked_sub(1) else {
+                self.status = match (won, seat) {
+                    (true, 0) => Status::Won(Seat::X),
+                    (true, _) => Status::Won(Seat::O),
+                    (false, _) => Status::Drawn,
+                };
+                break;
+            };
+            board = below / 9;
+            let bit = 1 << (below % 9);
+            let parent = &mut self.nodes[board];
+            if won {
+                parent.held[seat] |= bit;
+                won = has_line(parent.held[seat]);
+            }
+            parent.done |= bit;
+            closed = won || parent.done == FULL;
+        }
+        self.ply += 1;
+        self.last = Some(square);
+        if !self.status.is_over() {
+            // The opponent is sent to the leaf-level board [a2, …, ad].
+            self.target = self.relax(flat % Self::LEAVES);
+        }
+        decided
+    }
+}
