@@ -425,3 +425,295 @@ fn database_names_are_replaced_in_urls() {
     );
     assert_eq!(with_database("postgres://h", "t1"), "postgres://h/t1");
 }
+
+/// One server-sent event.
+#[derive(Debug, Clone)]
+pub struct SseEvent {
+    /// `event:` (default `message`).
+    pub event: String,
+    /// `id:`, if any.
+    pub id: Option<String>,
+    /// `data:` lines joined.
+    pub data: String,
+}
+
+/// A client of a `text/event-stream` response.
+pub struct EventStream {
+    response: awc::ClientResponse,
+    buffer: String,
+}
+
+impl EventStream {
+    /// Opens `path` as an event stream (token in the query string, as browsers do).
+    pub async fn open(
+        app: &TestApp,
+        path: &str,
+        token: &str,
+        last_event_id: Option<i32>,
+    ) -> EventStream {
+        EventStream::open_at(&app.address, &app.client, path, token, last_event_id).await
+    }
+
+    /// Opens a stream on the server at `address`.
+    pub async fn open_at(
+        address: &str,
+        client: &awc::Client,
+        path: &str,
+        token: &str,
+        last_event_id: Option<i32>,
+    ) -> EventStream {
+        let sep = if path.contains('?') { '&' } else { '?' };
+        let mut req = client
+            .get(format!("{address}{path}{sep}access_token={token}"))
+            .timeout(Duration::from_secs(3600));
+        if let Some(id) = last_event_id {
+            req = req.insert_header(("Last-Event-ID", id.to_string()));
+        }
+        let response = req.send().await.expect("event stream");
+        assert_eq!(response.status().as_u16(), 200, "event stream refused");
+        assert_eq!(
+            response
+                .headers()
+                .get("content-type")
+                .and_then(|v| v.to_str().ok()),
+            Some("text/event-stream")
+        );
+        EventStream {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    /// The next frame (events and comments), or `None` after `timeout`.
+    pub async fn next_frame(&mut self, timeout: Duration) -> Option<String> {
+        use futures_util::StreamExt;
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let frame = self.buffer[..end].to_owned();
+                self.buffer.drain(..end + 2);
+                return Some(frame);
+            }
+            let chunk = tokio::time::timeout_at(deadline, self.response.next())
+                .await
+                .ok()??;
+            self.buffer
+                .push_str(&String::from_utf8_lossy(&chunk.expect("stream chunk")));
+        }
+    }
+
+    /// The next event (skipping comments and `retry:`), or `None` after `timeout`.
+    pub async fn next_event(&mut self, timeout: Duration) -> Option<SseEvent> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let frame = self.next_frame(left).await?;
+            let mut event = SseEvent {
+                event: "message".into(),
+                id: None,
+                data: String::new(),
+            };
+            let mut has_data = false;
+            for line in frame.lines() {
+                if let Some(v) = line.strip_prefix("event: ") {
+                    event.event = v.to_owned();
+                } else if let Some(v) = line.strip_prefix("id: ") {
+                    event.id = Some(v.to_owned());
+                } else if let Some(v) = line.strip_prefix("data: ") {
+                    if has_data {
+                        event.data.push('\n');
+                    }
+                    event.data.push_str(v);
+                    has_data = true;
+                }
+            }
+            if has_data {
+                return Some(event);
+            }
+        }
+    }
+
+    /// Waits for a `state` event whose state satisfies `wanted`.
+    pub async fn state_where(
+        &mut self,
+        timeout: Duration,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Value {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+            let event = self
+                .next_event(left)
+                .await
+                .expect("no matching state event in time");
+            if event.event == "state" {
+                let state: Value = serde_json::from_str(&event.data).expect("state is JSON");
+                assert_eq!(
+                    event.id.as_deref(),
+                    Some(state["version"].to_string().as_str())
+                );
+                if wanted(&state) {
+                    return state;
+                }
+            }
+        }
+    }
+}
+
+/// Polls `check` every 20 ms until it returns `Some`, or panics after `timeout`.
+pub async fn eventually<T, F, Fut>(timeout: Duration, what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(value) = check().await {
+            return value;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// `"4.0"` → `[4, 0]`.
+pub fn addr(text: &str) -> Vec<u8> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    text.split('.')
+        .map(|c| c.parse().expect("coordinate"))
+        .collect()
+}
+
+impl TestApp {
+    /// Opens a room as `host` and seats `guest`; returns the match id (host is X).
+    pub async fn room_match(
+        &self,
+        host: &Player,
+        guest: &Player,
+        depth: u8,
+        time_control: Value,
+    ) -> String {
+        let room = self
+            .post(
+                "/api/v1/rooms",
+                &json!({"depth": depth, "time_control": time_control}),
+                Some(&host.token),
+            )
+            .await;
+        room.expect(201);
+        let code = room.body["code"].as_str().expect("code").to_owned();
+        let joined = self
+            .post(
+                &format!("/api/v1/rooms/{code}/join"),
+                &json!({}),
+                Some(&guest.token),
+            )
+            .await;
+        joined.expect(200);
+        joined.body["match_id"]
+            .as_str()
+            .expect("match id")
+            .to_owned()
+    }
+
+    /// Plays `address` (dotted) at `ply` as `player`.
+    pub async fn play(&self, player: &Player, match_id: &str, ply: u64, address: &str) -> Reply {
+        self.post(
+            &format!("/api/v1/matches/{match_id}/moves"),
+            &json!({"ply": ply, "address": addr(address)}),
+            Some(&player.token),
+        )
+        .await
+    }
+
+    /// Plays a whole script, alternating `x` and `o` from ply 0; returns the last reply.
+    pub async fn play_script(
+        &self,
+        x: &Player,
+        o: &Player,
+        match_id: &str,
+        moves: &[&str],
+    ) -> Reply {
+        let mut last = None;
+        for (ply, address) in moves.iter().enumerate() {
+            let mover = if ply % 2 == 0 { x } else { o };
+            let reply = self.play(mover, match_id, ply as u64, address).await;
+            reply.expect(200);
+            last = Some(reply);
+        }
+        last.expect("a non-empty script")
+    }
+
+    /// The match state as `player` sees it.
+    pub async fn state(&self, player: &Player, match_id: &str) -> Value {
+        let reply = self
+            .get(&format!("/api/v1/matches/{match_id}"), Some(&player.token))
+            .await;
+        reply.expect(200);
+        reply.body
+    }
+
+    /// Checks the stored record of a match against its moves rows: the
+    /// position decoded from the match row equals the replay of the moves,
+    /// and the stored result follows from it (or from a timeout/resignation).
+    pub async fn assert_consistent(&self, match_id: &str) {
+        use uttt::rules::{Depth, Position, Square, Status};
+        let id = match_id.to_owned();
+        let (row, moves) = self
+            .ctx
+            .db
+            .run(move |conn| -> Result<_, uttt::store::StoreError> {
+                let row = uttt::store::matches::get(conn, &id)?.expect("match row");
+                let moves = uttt::store::matches::moves(conn, &id)?;
+                Ok((row, moves))
+            })
+            .await
+            .unwrap();
+        let (stored, record) = uttt::rules::decode(&row.position).expect("stored record decodes");
+        let depth = Depth::new(row.depth as u8).unwrap();
+        let squares: Vec<Square> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                assert_eq!(m.ply as usize, i, "moves are numbered from 0 without gaps");
+                let seat = if i % 2 == 0 { "x" } else { "o" };
+                assert_eq!(m.seat, seat, "seats alternate from X");
+                Square::new(depth, m.square as usize).expect("stored square")
+            })
+            .collect();
+        assert_eq!(
+            record, squares,
+            "the stored record is the list of stored moves"
+        );
+        let replayed = Position::replay(depth, &squares).expect("stored moves replay");
+        assert_eq!(replayed, stored);
+        assert_eq!(row.ply as usize, squares.len());
+        match (
+            row.status.as_str(),
+            row.reason.as_deref(),
+            replayed.status(),
+        ) {
+            ("active", None, Status::Ongoing) => assert!(row.winner.is_none()),
+            ("finished", Some("three_in_a_row"), Status::Won(seat)) => {
+                assert_eq!(
+                    row.winner.as_deref(),
+                    Some(if seat == uttt::rules::Seat::X {
+                        "x"
+                    } else {
+                        "o"
+                    })
+                );
+            }
+            ("finished", Some("draw"), Status::Drawn) => assert!(row.winner.is_none()),
+            ("finished", Some("timeout" | "resignation"), Status::Ongoing) => {
+                assert!(row.winner.is_some())
+            }
+            other => panic!("stored result {other:?} does not follow from the moves"),
+        }
+    }
+}

@@ -6,5 +6,6 @@ mod helpers;
 
 mod accounts;
 mod conventions;
+mod matches;
 mod openapi;
 mod operations;
