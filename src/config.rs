@@ -3,6 +3,8 @@
 //! single-machine server.
 
 use std::path::PathBuf;
+
+use crate::clock::TimeControl;
 use std::time::Duration;
 
 /// How log lines are written.
@@ -43,6 +45,146 @@ pub struct RateLimits {
     pub register_per_address: RateLimit,
 }
 
+/// A ladder: a rating pool with its own board depth and time control.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LadderConfig {
+    /// Stable id, `[a-z0-9-]{1,32}`.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Board depth 1..=4.
+    pub depth: u8,
+    /// Time control of its matches.
+    pub time_control: TimeControl,
+    /// Whether results change ratings.
+    pub rated: bool,
+}
+
+/// How matchmaking widens its rating window.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MatchmakingConfig {
+    /// Rating gap accepted at once (`UTTT_MM_WINDOW_START`).
+    pub window_start: f64,
+    /// Rating points added per second of waiting (`UTTT_MM_WINDOW_GROWTH`).
+    pub window_growth_per_sec: f64,
+    /// After this long anyone on the ladder can be paired (`UTTT_MM_UNLIMITED_AFTER_MS`).
+    pub unlimited_after: Duration,
+    /// A queued ticket nobody has looked at for this long is cancelled (`UTTT_MM_ABANDON_AFTER_MS`).
+    pub abandon_after: Duration,
+    /// Time between pairing rounds (`UTTT_MM_ROUND_MS`).
+    pub round_every: Duration,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum TimeControlText {
+    Clock {
+        initial_ms: i64,
+        #[serde(default)]
+        increment_ms: i64,
+    },
+    PerTurn {
+        turn_ms: i64,
+    },
+    None,
+}
+
+#[derive(serde::Deserialize)]
+struct LadderText {
+    id: String,
+    name: String,
+    depth: u8,
+    time_control: TimeControlText,
+    #[serde(default = "yes")]
+    rated: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// The default ladders: the tournament ruleset, its 30-second-turn variant, and depth 3.
+pub fn default_ladders() -> Vec<LadderConfig> {
+    vec![
+        LadderConfig {
+            id: "ultimate-10m".into(),
+            name: "Ultimate, 10 minutes".into(),
+            depth: 2,
+            time_control: TimeControl::TOURNAMENT,
+            rated: true,
+        },
+        LadderConfig {
+            id: "ultimate-turn30".into(),
+            name: "Ultimate, 30 seconds a turn".into(),
+            depth: 2,
+            time_control: TimeControl::PerTurn { turn_ms: 30_000 },
+            rated: true,
+        },
+        LadderConfig {
+            id: "advanced-10m".into(),
+            name: "Advanced (depth 3), 10 minutes".into(),
+            depth: 3,
+            time_control: TimeControl::TOURNAMENT,
+            rated: true,
+        },
+    ]
+}
+
+/// The default ladders plus those of `UTTT_LADDERS` (a JSON list; an entry
+/// with a default's id replaces it).
+fn ladders(text: Option<String>) -> Result<Vec<LadderConfig>, ConfigError> {
+    let mut all = default_ladders();
+    let Some(text) = text else { return Ok(all) };
+    let bad = |message: String| ConfigError {
+        name: "UTTT_LADDERS",
+        message,
+    };
+    let extra: Vec<LadderText> = serde_json::from_str(&text)
+        .map_err(|e| bad(format!("expected a JSON list of ladders: {e}")))?;
+    for l in extra {
+        let id_ok = (1..=32).contains(&l.id.len())
+            && l.id
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        if !id_ok {
+            return Err(bad(format!(
+                "ladder id `{}` must be 1-32 of a-z, 0-9 and -",
+                l.id
+            )));
+        }
+        if !(1..=4).contains(&l.depth) {
+            return Err(bad(format!("ladder `{}`: depth must be 1 to 4", l.id)));
+        }
+        let time_control = match l.time_control {
+            TimeControlText::Clock {
+                initial_ms,
+                increment_ms,
+            } => TimeControl::clock(initial_ms, increment_ms),
+            TimeControlText::PerTurn { turn_ms } => TimeControl::per_turn(turn_ms),
+            TimeControlText::None => Ok(TimeControl::None),
+        }
+        .map_err(|e| bad(format!("ladder `{}`: {e}", l.id)))?;
+        if l.rated && time_control == TimeControl::None {
+            return Err(bad(format!(
+                "ladder `{}`: a rated ladder needs a time limit",
+                l.id
+            )));
+        }
+        let ladder = LadderConfig {
+            id: l.id,
+            name: l.name,
+            depth: l.depth,
+            time_control,
+            rated: l.rated,
+        };
+        match all.iter_mut().find(|x| x.id == ladder.id) {
+            Some(existing) => *existing = ladder,
+            None => all.push(ladder),
+        }
+    }
+    Ok(all)
+}
+
 /// The whole server configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -76,6 +218,17 @@ pub struct Config {
     pub http_workers: usize,
     /// How long a seated player may be absent before the CPU takes their seat (`UTTT_DROP_GRACE_MS`).
     pub drop_grace: Duration,
+    /// The ladders (`UTTT_LADDERS` adds to the defaults).
+    pub ladders: Vec<LadderConfig>,
+    /// Matchmaking windows and timing.
+    pub matchmaking: MatchmakingConfig,
+}
+
+impl Config {
+    /// The ladder with this id.
+    pub fn ladder(&self, id: &str) -> Option<&LadderConfig> {
+        self.ladders.iter().find(|l| l.id == id)
+    }
 }
 
 /// A configuration value that could not be understood.
@@ -162,6 +315,22 @@ impl Config {
             },
             run_workers: flag(&get, "UTTT_WORKERS", true)?,
             drop_grace: Duration::from_millis(number(&get, "UTTT_DROP_GRACE_MS", 20_000)?),
+            ladders: ladders(get("UTTT_LADDERS"))?,
+            matchmaking: MatchmakingConfig {
+                window_start: number(&get, "UTTT_MM_WINDOW_START", 100)? as f64,
+                window_growth_per_sec: number(&get, "UTTT_MM_WINDOW_GROWTH", 10)? as f64,
+                unlimited_after: Duration::from_millis(number(
+                    &get,
+                    "UTTT_MM_UNLIMITED_AFTER_MS",
+                    60_000,
+                )?),
+                abandon_after: Duration::from_millis(number(
+                    &get,
+                    "UTTT_MM_ABANDON_AFTER_MS",
+                    60_000,
+                )?),
+                round_every: Duration::from_millis(number(&get, "UTTT_MM_ROUND_MS", 500)?.max(10)),
+            },
             http_workers: usize::try_from(number(&get, "UTTT_HTTP_WORKERS", cores as u64)?.max(1))
                 .unwrap_or(cores),
         })
@@ -242,6 +411,46 @@ mod tests {
             dir.database,
             DatabaseConfig::Sqlite(PathBuf::from("/srv/uttt/uttt.db"))
         );
+    }
+
+    #[test]
+    fn the_default_ladders_are_the_three_of_api_md() {
+        let c = config(&[]).unwrap();
+        let ids: Vec<&str> = c.ladders.iter().map(|l| l.id.as_str()).collect();
+        assert_eq!(ids, ["ultimate-10m", "ultimate-turn30", "advanced-10m"]);
+        assert_eq!(c.ladder("advanced-10m").unwrap().depth, 3);
+        assert_eq!(
+            c.ladder("ultimate-turn30").unwrap().time_control,
+            TimeControl::PerTurn { turn_ms: 30_000 }
+        );
+    }
+
+    #[test]
+    fn a_host_can_add_and_replace_ladders() {
+        let extra = r#"[{"id": "blitz", "name": "Blitz", "depth": 2, "time_control": {"kind": "clock", "initial_ms": 180000, "increment_ms": 2000}},
+                        {"id": "ultimate-10m", "name": "Ten", "depth": 2, "time_control": {"kind": "clock", "initial_ms": 600000}, "rated": false}]"#;
+        let c = config(&[("UTTT_LADDERS", extra)]).unwrap();
+        assert_eq!(c.ladders.len(), 4);
+        assert_eq!(
+            c.ladder("blitz").unwrap().time_control,
+            TimeControl::Clock {
+                initial_ms: 180_000,
+                increment_ms: 2_000
+            }
+        );
+        assert!(!c.ladder("ultimate-10m").unwrap().rated);
+        for bad in [
+            r#"[{"id": "Bad Id", "name": "x", "depth": 2, "time_control": {"kind": "none"}, "rated": false}]"#,
+            r#"[{"id": "deep", "name": "x", "depth": 5, "time_control": {"kind": "per_turn", "turn_ms": 30000}}]"#,
+            r#"[{"id": "free", "name": "x", "depth": 2, "time_control": {"kind": "none"}}]"#,
+            "not json",
+        ] {
+            assert_eq!(
+                config(&[("UTTT_LADDERS", bad)]).unwrap_err().name,
+                "UTTT_LADDERS",
+                "{bad}"
+            );
+        }
     }
 
     #[test]

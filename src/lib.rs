@@ -11,6 +11,7 @@ pub mod cpu;
 pub mod http;
 pub mod ids;
 pub mod metrics;
+pub mod rating;
 pub mod rules;
 pub mod server;
 pub mod service;

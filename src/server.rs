@@ -68,6 +68,7 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
         passwords,
         metrics: Arc::new(Metrics::default()),
         signals: Arc::default(),
+        instance: crate::ids::record_id().into(),
     })
 }
 

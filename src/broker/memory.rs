@@ -1,13 +1,16 @@
 //! The in-process broker of the embedded default: one instance, no Redis.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::future::BoxFuture;
 
 use super::hub::Hub;
-use super::{BrokerResult, Health, Presence, PubSub, RateDecision, RateLimiter, Subscription};
+use super::{
+    BrokerResult, Cancelled, Enqueued, Health, Locks, MatchQueue, Presence, PubSub, RateDecision,
+    RateLimiter, Subscription, Ticket, TicketStatus,
+};
 
 /// Windows are swept once this many counters are held.
 const SWEEP_AT: usize = 10_000;
@@ -18,6 +21,37 @@ pub struct MemoryBroker {
     hub: Arc<Hub>,
     windows: Mutex<HashMap<String, (u32, Instant)>>,
     presence: Mutex<HashMap<String, (i64, Instant)>>,
+    queue: Mutex<QueueState>,
+    locks: Mutex<HashMap<String, (String, Instant)>>,
+}
+
+/// The matchmaking queue held in memory.
+#[derive(Debug, Default)]
+struct QueueState {
+    tickets: HashMap<String, (Ticket, Option<Instant>)>,
+    queued: HashMap<String, HashSet<String>>,
+    players: HashMap<String, String>,
+}
+
+/// How long finished tickets stay readable.
+const FINISHED_TICKET_TTL: Duration = Duration::from_secs(24 * 3600);
+
+impl QueueState {
+    fn sweep(&mut self, now: Instant) {
+        if self.tickets.len() >= SWEEP_AT {
+            self.tickets
+                .retain(|_, (_, expires)| expires.is_none_or(|e| e > now));
+        }
+    }
+
+    fn finish(&mut self, id: &str, now: Instant) {
+        if let Some((ticket, expires)) = self.tickets.get_mut(id) {
+            if let Some(set) = self.queued.get_mut(&ticket.ladder) {
+                set.remove(id);
+            }
+            *expires = Some(now + FINISHED_TICKET_TTL);
+        }
+    }
 }
 
 impl MemoryBroker {
@@ -98,6 +132,174 @@ impl Presence for MemoryBroker {
             })
             .collect();
         Box::pin(async move { Ok(seen) })
+    }
+}
+
+impl MatchQueue for MemoryBroker {
+    fn enqueue<'a>(&'a self, ticket: &'a Ticket) -> BoxFuture<'a, BrokerResult<Enqueued>> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        q.sweep(Instant::now());
+        let live = q
+            .players
+            .get(&ticket.player_id)
+            .and_then(|id| q.tickets.get(id))
+            .filter(|(t, _)| t.status == TicketStatus::Queued)
+            .map(|(t, _)| t.id.clone());
+        let outcome = match live {
+            Some(id) => Enqueued::AlreadyQueued(id),
+            None => {
+                q.tickets.insert(ticket.id.clone(), (ticket.clone(), None));
+                q.queued
+                    .entry(ticket.ladder.clone())
+                    .or_default()
+                    .insert(ticket.id.clone());
+                q.players
+                    .insert(ticket.player_id.clone(), ticket.id.clone());
+                Enqueued::Queued
+            }
+        };
+        Box::pin(async move { Ok(outcome) })
+    }
+
+    fn ticket<'a>(&'a self, id: &'a str) -> BoxFuture<'a, BrokerResult<Option<Ticket>>> {
+        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let found = q.tickets.get(id).map(|(t, _)| t.clone());
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn touch_ticket<'a>(&'a self, id: &'a str, at: i64) -> BoxFuture<'a, BrokerResult<()>> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((t, _)) = q.tickets.get_mut(id) {
+            t.seen_at = t.seen_at.max(at);
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn cancel<'a>(
+        &'a self,
+        id: &'a str,
+        reason: &'a str,
+    ) -> BoxFuture<'a, BrokerResult<Cancelled>> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let outcome = match q.tickets.get_mut(id) {
+            None => Cancelled::Missing,
+            Some((t, _)) => match t.status {
+                TicketStatus::Matched => {
+                    Cancelled::AlreadyMatched(t.match_id.clone().unwrap_or_default())
+                }
+                TicketStatus::Cancelled => Cancelled::AlreadyCancelled,
+                TicketStatus::Queued => {
+                    t.status = TicketStatus::Cancelled;
+                    t.reason = Some(reason.to_owned());
+                    let player = t.player_id.clone();
+                    q.finish(id, Instant::now());
+                    if q.players.get(&player).is_some_and(|p| p == id) {
+                        q.players.remove(&player);
+                    }
+                    Cancelled::Cancelled
+                }
+            },
+        };
+        Box::pin(async move { Ok(outcome) })
+    }
+
+    fn queued<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<Vec<Ticket>>> {
+        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let mut list: Vec<Ticket> = q
+            .queued
+            .get(ladder)
+            .into_iter()
+            .flatten()
+            .filter_map(|id| q.tickets.get(id).map(|(t, _)| t.clone()))
+            .collect();
+        list.sort_by(|a, b| a.rating.total_cmp(&b.rating).then_with(|| a.id.cmp(&b.id)));
+        Box::pin(async move { Ok(list) })
+    }
+
+    fn queue_size<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<u64>> {
+        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let n = q.queued.get(ladder).map_or(0, |s| s.len() as u64);
+        Box::pin(async move { Ok(n) })
+    }
+
+    fn claim_pair<'a>(
+        &'a self,
+        a: &'a str,
+        b: &'a str,
+        match_id: &'a str,
+    ) -> BoxFuture<'a, BrokerResult<bool>> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let queued = |id: &str| {
+            q.tickets
+                .get(id)
+                .is_some_and(|(t, _)| t.status == TicketStatus::Queued)
+        };
+        let ok = a != b && queued(a) && queued(b);
+        if ok {
+            let now = Instant::now();
+            for id in [a, b] {
+                if let Some((t, _)) = q.tickets.get_mut(id) {
+                    t.status = TicketStatus::Matched;
+                    t.match_id = Some(match_id.to_owned());
+                }
+                q.finish(id, now);
+            }
+        }
+        Box::pin(async move { Ok(ok) })
+    }
+
+    fn release_pair<'a>(&'a self, a: &'a str, b: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
+        let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        for id in [a, b] {
+            let Some((t, expires)) = q.tickets.get_mut(id) else {
+                continue;
+            };
+            if t.status != TicketStatus::Matched {
+                continue;
+            }
+            t.status = TicketStatus::Queued;
+            t.match_id = None;
+            *expires = None;
+            let ladder = t.ladder.clone();
+            q.queued.entry(ladder).or_default().insert(id.to_owned());
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn player_ticket<'a>(
+        &'a self,
+        player_id: &'a str,
+    ) -> BoxFuture<'a, BrokerResult<Option<String>>> {
+        let q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
+        let id = q.players.get(player_id).cloned();
+        Box::pin(async move { Ok(id) })
+    }
+}
+
+impl Locks for MemoryBroker {
+    fn try_lock<'a>(
+        &'a self,
+        name: &'a str,
+        token: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<bool>> {
+        let now = Instant::now();
+        let mut locks = self.locks.lock().unwrap_or_else(|p| p.into_inner());
+        let free = locks
+            .get(name)
+            .is_none_or(|(holder, expires)| holder == token || *expires <= now);
+        if free {
+            locks.insert(name.to_owned(), (token.to_owned(), now + ttl));
+        }
+        Box::pin(async move { Ok(free) })
+    }
+
+    fn unlock<'a>(&'a self, name: &'a str, token: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
+        let mut locks = self.locks.lock().unwrap_or_else(|p| p.into_inner());
+        if locks.get(name).is_some_and(|(holder, _)| holder == token) {
+            locks.remove(name);
+        }
+        Box::pin(async { Ok(()) })
     }
 }
 

@@ -5,7 +5,9 @@
 
 mod hub;
 pub mod memory;
+pub mod queue;
 pub mod redis;
+mod redis_queue;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +15,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 
 pub use hub::{Notice, Subscription};
+pub use queue::{Cancelled, Enqueued, Locks, MatchQueue, Ticket, TicketStatus};
 
 /// What can go wrong talking to the broker.
 #[derive(Debug, thiserror::Error)]
@@ -83,9 +86,9 @@ pub trait Health: Send + Sync {
 }
 
 /// The whole broker trait set, as one object.
-pub trait Broker: RateLimiter + PubSub + Presence + Health {}
+pub trait Broker: RateLimiter + PubSub + Presence + MatchQueue + Locks + Health {}
 
-impl<T: RateLimiter + PubSub + Presence + Health> Broker for T {}
+impl<T: RateLimiter + PubSub + Presence + MatchQueue + Locks + Health> Broker for T {}
 
 /// A shared broker.
 pub type SharedBroker = Arc<dyn Broker>;

@@ -8,6 +8,7 @@ use super::auth::{Authenticated, client_address};
 use super::json::JsonBody;
 use super::problem::{Problem, ProblemBody};
 use crate::service::accounts::{self, Password, Player, Role, Session, Username};
+use crate::service::ladders::{self, LadderRating};
 use crate::service::{Context, Error, FieldError};
 use crate::time::rfc3339;
 
@@ -188,16 +189,42 @@ pub async fn logout(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// The logged-in player.
+/// The logged-in player with a rating per ladder.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MeBody {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub username: String,
+    /// `player` or `admin`.
+    pub role: Role,
+    /// When the account was made.
+    pub created_at: String,
+    /// Standing on every ladder (the initial rating where they have not played).
+    pub ratings: Vec<LadderRating>,
+}
+
+/// The logged-in player, with a rating per ladder.
 #[utoipa::path(
     tag = "accounts",
     security(("bearer" = [])),
     responses(
-        (status = 200, description = "The player", body = AccountBody),
+        (status = 200, description = "The player", body = MeBody),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[get("/me")]
-pub async fn me(Authenticated(player): Authenticated) -> Result<HttpResponse, Problem> {
-    Ok(HttpResponse::Ok().json(AccountBody::from(player)))
+pub async fn me(
+    ctx: web::Data<Context>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, Problem> {
+    let ratings = ladders::ratings_of(&ctx, player.id.clone()).await?;
+    let account = AccountBody::from(player);
+    Ok(HttpResponse::Ok().json(MeBody {
+        id: account.id,
+        username: account.username,
+        role: account.role,
+        created_at: account.created_at,
+        ratings,
+    }))
 }

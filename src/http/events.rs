@@ -20,7 +20,7 @@ use crate::rules::Seat;
 use crate::service::accounts::Player;
 use crate::service::matches::state::MatchState;
 use crate::service::matches::{self, parse_payload};
-use crate::service::{Context, events};
+use crate::service::{Context, events, matchmaking};
 
 /// Longest gap between two writes on a stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -174,35 +174,55 @@ pub async fn my_events(
     Authenticated(player): Authenticated,
 ) -> Result<HttpResponse, Problem> {
     let subscription = events::subscribe(&ctx, &player.id).await?;
-    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
+    let mut keep_alive =
+        tokio::time::interval(KEEP_ALIVE.min(ctx.config.matchmaking.abandon_after / 3));
     keep_alive.reset();
-    let first = Bytes::from(format!("retry: {RETRY_MS}\n\n"));
-    let body = stream::unfold(
-        (Some(first), subscription, keep_alive),
-        |(mut first, mut sub, mut keep_alive)| async move {
-            if let Some(bytes) = first.take() {
-                return Some((Ok(bytes), (None, sub, keep_alive)));
-            }
-            loop {
-                tokio::select! {
-                    notice = matches::next_notice(&mut sub) => match notice? {
-                        Notice::Message(payload) => {
-                            if let Some((event, json)) = events::parse_payload(&payload) {
-                                let bytes = Bytes::from(format!("event: {event}\ndata: {json}\n\n"));
-                                return Some((Ok(bytes), (None, sub, keep_alive)));
-                            }
+    let state = PlayerStream {
+        ctx,
+        player_id: player.id,
+        subscription,
+        first: Some(Bytes::from(format!("retry: {RETRY_MS}\n\n"))),
+        keep_alive,
+    };
+    let body = stream::unfold(state, |mut s| async move {
+        let bytes = s.next().await?;
+        Some((Ok::<_, Infallible>(bytes), s))
+    });
+    Ok(sse_response(body))
+}
+
+struct PlayerStream {
+    ctx: web::Data<Context>,
+    player_id: String,
+    subscription: Subscription,
+    first: Option<Bytes>,
+    keep_alive: tokio::time::Interval,
+}
+
+impl PlayerStream {
+    async fn next(&mut self) -> Option<Bytes> {
+        if let Some(bytes) = self.first.take() {
+            return Some(bytes);
+        }
+        loop {
+            tokio::select! {
+                notice = matches::next_notice(&mut self.subscription) => match notice? {
+                    Notice::Message(payload) => {
+                        if let Some((event, json)) = events::parse_payload(&payload) {
+                            return Some(Bytes::from(format!("event: {event}\ndata: {json}\n\n")));
                         }
-                        Notice::Resync => {
-                            let bytes = Bytes::from_static(b"event: resync\ndata: {}\n\n");
-                            return Some((Ok(bytes), (None, sub, keep_alive)));
-                        }
-                    },
-                    _ = keep_alive.tick() => {
-                        return Some((Ok(Bytes::from_static(b": keep-alive\n\n")), (None, sub, keep_alive)));
                     }
+                    // Events may have been lost: clients re-read their tickets and matches.
+                    Notice::Resync => return Some(Bytes::from_static(b"event: resync\ndata: {}\n\n")),
+                },
+                _ = self.keep_alive.tick() => {
+                    // An open stream shows the player is still waiting for a pairing.
+                    if let Err(err) = matchmaking::keep_waiting(&self.ctx, &self.player_id).await {
+                        tracing::debug!(error = %err, "ticket keep-alive failed");
+                    }
+                    return Some(Bytes::from_static(b": keep-alive\n\n"));
                 }
             }
-        },
-    );
-    Ok(sse_response(body))
+        }
+    }
 }

@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod auth;
 pub mod events;
 pub mod json;
+pub mod ladders;
 pub mod matches;
 pub mod middleware;
 pub mod openapi;
@@ -57,6 +58,18 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
                 .service(rooms::join)
                 .service(rooms::rematch),
         )
+        .service(
+            scope::scope("/api/v1/ladders")
+                .service(ladders::list)
+                .service(ladders::leaderboard),
+        )
+        .service(
+            scope::scope("/api/v1/matchmaking/tickets")
+                .service(ladders::create_ticket)
+                .service(ladders::get_ticket)
+                .service(ladders::cancel_ticket),
+        )
+        .service(scope::scope("/api/v1/players").service(ladders::profile))
         .service(
             scope::scope("/api/v1")
                 .service(accounts::me)

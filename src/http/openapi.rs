@@ -33,6 +33,8 @@ use utoipa::{Modify, OpenApi};
         (name = "accounts", description = "Register, log in, tokens"),
         (name = "matches", description = "Practice against the CPU, moves, clocks, resigning, live events"),
         (name = "rooms", description = "Casual games through a six-character code"),
+        (name = "ladders", description = "Ladders, leaderboards, profiles and ratings (Glicko-2)"),
+        (name = "matchmaking", description = "Queueing for ranked play"),
         (name = "operations", description = "Health, readiness, metrics"),
     ),
 )]

@@ -53,9 +53,12 @@ pub struct ProblemBody {
     /// With `illegal_move`: `bad_address`, `cell_occupied`, `wrong_board` or `board_closed`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
-    /// With `already_matched` and `in_active_match`: the match concerned.
+    /// With `already_matched`, `in_active_match` and `match_in_progress`: the match concerned.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_id: Option<String>,
+    /// With `already_queued`: the live ticket.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ticket_id: Option<String>,
 }
 
 /// One field error in a `validation_failed` problem.
@@ -295,11 +298,11 @@ impl From<Error> for Problem {
             Error::Conflict {
                 code,
                 detail,
-                match_id,
+                related,
             } => {
                 let p = Problem::new(StatusCode::CONFLICT, code, "Conflict", detail);
-                match match_id {
-                    Some(id) => p.with("match_id", id),
+                match related {
+                    Some((key, id)) => p.with(key, id),
                     None => p,
                 }
             }

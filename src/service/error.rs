@@ -72,8 +72,8 @@ pub enum Error {
         code: &'static str,
         /// What is in the way.
         detail: String,
-        /// The match concerned, when there is one.
-        match_id: Option<String>,
+        /// A related resource for the client, as a body member: `("match_id", id)`, `("ticket_id", id)`.
+        related: Option<(&'static str, String)>,
     },
     /// The database or broker cannot be reached.
     #[error("service unavailable: {0}")]
@@ -96,6 +96,21 @@ impl From<BrokerError> for Error {
     fn from(err: BrokerError) -> Self {
         match err {
             BrokerError::Unavailable(msg) => Error::Unavailable(msg),
+        }
+    }
+}
+
+impl Error {
+    /// A 409 with its own stable code, naming a related resource when there is one.
+    pub fn conflict(
+        code: &'static str,
+        detail: impl Into<String>,
+        related: Option<(&'static str, String)>,
+    ) -> Error {
+        Error::Conflict {
+            code,
+            detail: detail.into(),
+            related,
         }
     }
 }

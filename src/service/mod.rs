@@ -3,10 +3,13 @@
 //! raw request bodies.
 
 pub mod accounts;
+pub mod cursor;
 pub mod error;
 pub mod events;
+pub mod ladders;
 pub mod limits;
 pub mod matches;
+pub mod matchmaking;
 pub mod passwords;
 pub mod rooms;
 pub mod tokens;
@@ -40,6 +43,8 @@ pub struct Context {
     pub metrics: Arc<Metrics>,
     /// Wake-ups for this instance's workers.
     pub signals: Arc<Signals>,
+    /// This process's identity in broker locks.
+    pub instance: Arc<str>,
 }
 
 /// Lets a use case wake a local worker at once instead of at its next poll.
@@ -47,6 +52,8 @@ pub struct Context {
 pub struct Signals {
     /// A match now waits for a CPU move.
     pub cpu: tokio::sync::Notify,
+    /// A ticket joined a queue.
+    pub pairing: tokio::sync::Notify,
 }
 
 impl std::fmt::Debug for Context {

@@ -192,20 +192,20 @@ pub async fn join(ctx: &Context, player: &Player, code: &str) -> Result<RoomStat
         .write(move |conn| {
             let mut room = rooms::lock(conn, &code)?.ok_or(Error::NotFound("room"))?;
             if room.host_id == guest {
-                return Err(Error::Conflict {
-                    code: "own_room",
-                    detail: "you host this room; share its code with your opponent".into(),
-                    match_id: room.match_id.clone(),
-                });
+                return Err(Error::conflict(
+                    "own_room",
+                    "you host this room; share its code with your opponent",
+                    room.match_id.clone().map(|id| ("match_id", id)),
+                ));
             }
             match room.guest_id.as_deref() {
                 Some(g) if g == guest => return Ok((room_state(conn, &room)?, None)),
                 Some(_) => {
-                    return Err(Error::Conflict {
-                        code: "room_full",
-                        detail: "this room already has two players".into(),
-                        match_id: None,
-                    });
+                    return Err(Error::conflict(
+                        "room_full",
+                        "this room already has two players",
+                        None,
+                    ));
                 }
                 None => {}
             }
@@ -245,11 +245,11 @@ pub async fn rematch(
                 ));
             }
             if room.guest_id.is_none() {
-                return Err(Error::Conflict {
-                    code: "room_not_full",
-                    detail: "the room has no guest yet".into(),
-                    match_id: None,
-                });
+                return Err(Error::conflict(
+                    "room_not_full",
+                    "the room has no guest yet",
+                    None,
+                ));
             }
             // The other player already started the next game.
             if previous.is_some() && room.match_id != previous {
@@ -259,11 +259,11 @@ pub async fn rematch(
                 && let Some(row) = match_store::get(conn, current)?
                 && row.is_active()
             {
-                return Err(Error::Conflict {
-                    code: "match_in_progress",
-                    detail: "the room's current game is still being played".into(),
-                    match_id: Some(row.id),
-                });
+                return Err(Error::conflict(
+                    "match_in_progress",
+                    "the room's current game is still being played",
+                    Some(("match_id", row.id)),
+                ));
             }
             let snap = start_game(conn, &mut room, now)?;
             Ok((room_state(conn, &room)?, Some(snap)))

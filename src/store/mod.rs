@@ -5,6 +5,7 @@
 mod connection;
 pub mod matches;
 pub mod players;
+pub mod ratings;
 pub mod refresh_tokens;
 pub mod rooms;
 pub mod schema;

@@ -92,3 +92,41 @@ diesel::table! {
 
 diesel::joinable!(moves -> matches (match_id));
 diesel::allow_tables_to_appear_in_same_query!(players, matches, moves, rooms);
+
+diesel::table! {
+    ratings (player_id, ladder) {
+        player_id -> Text,
+        ladder -> Text,
+        rating -> Double,
+        deviation -> Double,
+        volatility -> Double,
+        established -> Bool,
+        games -> Integer,
+        wins -> Integer,
+        losses -> Integer,
+        draws -> Integer,
+        last_x_at -> Nullable<BigInt>,
+        last_opponent_id -> Nullable<Text>,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    rating_changes (match_id, seat) {
+        match_id -> Text,
+        seat -> Text,
+        player_id -> Text,
+        ladder -> Text,
+        score -> Double,
+        rating_before -> Double,
+        rating_after -> Double,
+        deviation_before -> Double,
+        deviation_after -> Double,
+        volatility_before -> Double,
+        volatility_after -> Double,
+        created_at -> BigInt,
+    }
+}
+
+diesel::joinable!(ratings -> players (player_id));
+diesel::allow_tables_to_appear_in_same_query!(ratings, players);

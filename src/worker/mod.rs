@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod cpu;
+pub mod pairing;
 
 use std::future::Future;
 use std::time::Duration;
@@ -24,6 +25,17 @@ pub fn start(ctx: &Context) {
         SWEEP_EVERY,
         |ctx| async move { clock::tick(&ctx).await.map(|_| ()) },
     );
+    let pairing_ctx = ctx.clone();
+    tokio::spawn(async move {
+        let every = pairing_ctx.config.matchmaking.round_every;
+        loop {
+            if let Err(err) = pairing::tick(&pairing_ctx).await {
+                tracing::warn!(worker = "pairing", error = %err, "round failed");
+            }
+            let signals = pairing_ctx.signals.clone();
+            let _ = tokio::time::timeout(every, signals.pairing.notified()).await;
+        }
+    });
     let cpu_ctx = ctx.clone();
     tokio::spawn(async move {
         loop {

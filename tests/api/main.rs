@@ -9,3 +9,4 @@ mod conventions;
 mod matches;
 mod openapi;
 mod operations;
+mod ranked;

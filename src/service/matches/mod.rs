@@ -87,6 +87,7 @@ pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
         &snap.row,
         &snap.position,
         &snap.names,
+        snap.rating_changes.clone(),
         connected,
         ctx.time.now_ms(),
     )

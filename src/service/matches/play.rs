@@ -11,7 +11,7 @@ use crate::time::Millis;
 
 use super::super::{Error, Result};
 use super::record::{Controller, MatchRecord, seat_str};
-use super::state::Names;
+use super::state::{Names, RatingChanges};
 
 /// A match row with its decoded position and seated names: all a state needs.
 #[derive(Debug, Clone)]
@@ -22,6 +22,8 @@ pub struct Snapshot {
     pub position: Position,
     /// Seated players' names.
     pub names: Names,
+    /// What a finished rated match did to the ratings.
+    pub rating_changes: Option<RatingChanges>,
 }
 
 /// Who is making a move.
@@ -81,10 +83,16 @@ pub fn names(conn: &mut DbConnection, row: &MatchRow) -> Result<Names> {
 pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
     let (position, _) = row.decode()?;
     let names = names(conn, &row)?;
+    let rating_changes = if row.rated && !row.is_active() {
+        crate::service::ladders::changes_of(conn, &row.id)?
+    } else {
+        None
+    };
     Ok(Snapshot {
         row,
         position,
         names,
+        rating_changes,
     })
 }
 
@@ -107,7 +115,9 @@ pub fn finish(
     row.to_move = None;
     row.cpu_claimed_until = None;
     row.refresh_derived()?;
-    let _ = conn;
+    if row.rated {
+        crate::service::ladders::apply_result(conn, row, now)?;
+    }
     Ok(())
 }
 
@@ -251,12 +261,7 @@ pub fn play(
     }
     row.version += 1;
     matches::save(conn, &row)?;
-    let names = names(conn, &row)?;
-    Ok(MoveOutcome::Applied(Snapshot {
-        row,
-        position,
-        names,
-    }))
+    Ok(MoveOutcome::Applied(snapshot(conn, row)?))
 }
 
 /// What a resignation did.

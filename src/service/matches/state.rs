@@ -229,6 +229,7 @@ pub fn render(
     row: &MatchRow,
     position: &Position,
     names: &Names,
+    rating_changes: Option<RatingChanges>,
     connected: [bool; 2],
     now: Millis,
 ) -> Result<MatchState> {
@@ -275,7 +276,7 @@ pub fn render(
     let result = (!active).then(|| ResultState {
         winner: row.winner.as_deref().and_then(parse_seat).map(seat_str),
         reason: row.reason.clone().unwrap_or_default(),
-        rating_changes: None,
+        rating_changes,
     });
     Ok(MatchState {
         id: row.id.clone(),

@@ -1,0 +1,133 @@
+//! The matchmaking queue and broker locks: the types both brokers share.
+
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+
+use super::BrokerResult;
+
+/// Where a ticket stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TicketStatus {
+    /// Waiting to be paired.
+    Queued,
+    /// Paired; `match_id` is set.
+    Matched,
+    /// Withdrawn by the player or by the server (`reason` says why).
+    Cancelled,
+}
+
+impl TicketStatus {
+    /// The stored and API form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TicketStatus::Queued => "queued",
+            TicketStatus::Matched => "matched",
+            TicketStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses the stored form.
+    pub fn parse(text: &str) -> Option<TicketStatus> {
+        match text {
+            "queued" => Some(TicketStatus::Queued),
+            "matched" => Some(TicketStatus::Matched),
+            "cancelled" => Some(TicketStatus::Cancelled),
+            _ => None,
+        }
+    }
+}
+
+/// A matchmaking ticket.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ticket {
+    /// Opaque id.
+    pub id: String,
+    /// Who is queueing.
+    pub player_id: String,
+    /// On which ladder.
+    pub ladder: String,
+    /// The player's rating there when they queued.
+    pub rating: f64,
+    /// When the ticket was made (game time, ms).
+    pub created_at: i64,
+    /// When the player last showed interest (reading the ticket, or an open event stream).
+    pub seen_at: i64,
+    /// Where it stands.
+    pub status: TicketStatus,
+    /// The match it was paired into.
+    pub match_id: Option<String>,
+    /// Why it was cancelled.
+    pub reason: Option<String>,
+    /// When the player last started a match as X on this ladder.
+    pub last_x_at: Option<i64>,
+    /// The player's last opponent on this ladder.
+    pub last_opponent: Option<String>,
+}
+
+/// What enqueueing did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Enqueued {
+    /// The ticket is in the queue.
+    Queued,
+    /// The player already holds this live ticket; nothing was added.
+    AlreadyQueued(String),
+}
+
+/// What cancelling did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cancelled {
+    /// The ticket left the queue.
+    Cancelled,
+    /// It had been cancelled before.
+    AlreadyCancelled,
+    /// It was already paired into this match.
+    AlreadyMatched(String),
+    /// No such ticket.
+    Missing,
+}
+
+/// The matchmaking queue: a set per ladder ordered by rating, a record per
+/// ticket, one live ticket per player. Pairing claims two tickets atomically.
+pub trait MatchQueue: Send + Sync {
+    /// Adds a ticket unless the player already holds a queued one.
+    fn enqueue<'a>(&'a self, ticket: &'a Ticket) -> BoxFuture<'a, BrokerResult<Enqueued>>;
+    /// Reads a ticket.
+    fn ticket<'a>(&'a self, id: &'a str) -> BoxFuture<'a, BrokerResult<Option<Ticket>>>;
+    /// Notes that the ticket's player is still interested at `at`.
+    fn touch_ticket<'a>(&'a self, id: &'a str, at: i64) -> BoxFuture<'a, BrokerResult<()>>;
+    /// Withdraws a queued ticket.
+    fn cancel<'a>(&'a self, id: &'a str, reason: &'a str)
+    -> BoxFuture<'a, BrokerResult<Cancelled>>;
+    /// Every queued ticket of a ladder, by rating.
+    fn queued<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<Vec<Ticket>>>;
+    /// How many tickets a ladder's queue holds.
+    fn queue_size<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<u64>>;
+    /// Marks both tickets matched into `match_id` if both are still queued; all or nothing.
+    fn claim_pair<'a>(
+        &'a self,
+        a: &'a str,
+        b: &'a str,
+        match_id: &'a str,
+    ) -> BoxFuture<'a, BrokerResult<bool>>;
+    /// Puts a claimed pair back in the queue (the match could not be made).
+    fn release_pair<'a>(&'a self, a: &'a str, b: &'a str) -> BoxFuture<'a, BrokerResult<()>>;
+    /// The player's most recent ticket, if any.
+    fn player_ticket<'a>(
+        &'a self,
+        player_id: &'a str,
+    ) -> BoxFuture<'a, BrokerResult<Option<String>>>;
+}
+
+/// Locks that span instances, held for a time-to-live so a crashed holder frees them.
+pub trait Locks: Send + Sync {
+    /// Takes (or, when `token` already holds it, extends) the lock `name` for `ttl`.
+    fn try_lock<'a>(
+        &'a self,
+        name: &'a str,
+        token: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<bool>>;
+    /// Releases the lock if `token` holds it.
+    fn unlock<'a>(&'a self, name: &'a str, token: &'a str) -> BoxFuture<'a, BrokerResult<()>>;
+}

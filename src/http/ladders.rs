@@ -1,0 +1,176 @@
+//! `/api/v1/ladders/*`, `/api/v1/matchmaking/tickets/*` and `/api/v1/players/*`.
+
+use actix_web::{HttpResponse, delete, get, post, web};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::auth::Authenticated;
+use super::json::JsonBody;
+use super::problem::{Problem, ProblemBody};
+use super::query::{Pagination, QueryParams};
+use crate::service::ladders::{self, LadderInfo, LadderRating, LeaderEntry};
+use crate::service::matches::Page;
+use crate::service::matchmaking::{self, TicketView};
+use crate::service::{Context, Error, FieldError};
+use crate::store::players;
+use crate::time::rfc3339;
+
+/// The configured ladders.
+#[utoipa::path(
+    tag = "ladders",
+    responses((status = 200, description = "Every ladder", body = Vec<LadderInfo>))
+)]
+#[get("")]
+pub async fn list(ctx: web::Data<Context>) -> HttpResponse {
+    HttpResponse::Ok().json(ladders::list(&ctx))
+}
+
+/// A ladder's leaderboard: established players (deviation ≤ 110) by rating,
+/// then provisional ones by rating; players with no rated game are not listed.
+#[utoipa::path(
+    tag = "ladders",
+    params(("id" = String, Path, description = "Ladder id"), Pagination),
+    responses(
+        (status = 200, description = "A page of the leaderboard", body = Page<LeaderEntry>),
+        (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/{id}/leaderboard")]
+pub async fn leaderboard(
+    ctx: web::Data<Context>,
+    id: web::Path<String>,
+    query: QueryParams,
+) -> Result<HttpResponse, Problem> {
+    let mut errors = Vec::new();
+    let page = query.pagination(&mut errors);
+    let after = page.cursor(ladders::decode_leader_cursor, &mut errors);
+    if !errors.is_empty() {
+        return Err(Error::Validation(errors).into());
+    }
+    let board = ladders::leaderboard(&ctx, id.into_inner(), after, page.limit).await?;
+    Ok(HttpResponse::Ok().json(board))
+}
+
+/// A request to queue.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct TicketRequest {
+    /// The ladder's id.
+    #[schema(example = "ultimate-10m")]
+    pub ladder: String,
+}
+
+/// Queue for ranked play on a ladder. Read the ticket (or keep
+/// `/api/v1/me/events` open) at least once a minute: an unwatched ticket is
+/// cancelled as `abandoned`.
+#[utoipa::path(
+    tag = "matchmaking",
+    security(("bearer" = [])),
+    request_body = TicketRequest,
+    responses(
+        (status = 201, description = "Queued", body = TicketView),
+        (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`already_queued` (with `ticket_id`) or `in_active_match` (with `match_id`)", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: no such ladder", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[post("")]
+pub async fn create_ticket(
+    ctx: web::Data<Context>,
+    Authenticated(player): Authenticated,
+    body: JsonBody<TicketRequest>,
+) -> Result<HttpResponse, Problem> {
+    let Some(ladder) = ctx.config.ladder(&body.0.ladder).cloned() else {
+        return Err(
+            Error::Validation(vec![FieldError::new("ladder", "no ladder has this id")]).into(),
+        );
+    };
+    let ticket = matchmaking::create_ticket(&ctx, &player, &ladder).await?;
+    Ok(HttpResponse::Created().json(ticket))
+}
+
+/// One of your tickets: its status, the match once paired, and the queue's state.
+#[utoipa::path(
+    tag = "matchmaking",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "Ticket id")),
+    responses(
+        (status = 200, description = "The ticket", body = TicketView),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found` (also for another player's ticket)", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/{id}")]
+pub async fn get_ticket(
+    ctx: web::Data<Context>,
+    Authenticated(player): Authenticated,
+    id: web::Path<String>,
+) -> Result<HttpResponse, Problem> {
+    Ok(HttpResponse::Ok().json(matchmaking::get_ticket(&ctx, &player, &id).await?))
+}
+
+/// Leave the queue.
+#[utoipa::path(
+    tag = "matchmaking",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "Ticket id")),
+    responses(
+        (status = 204, description = "Cancelled (also when it already was)"),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`already_matched`, with `match_id`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[delete("/{id}")]
+pub async fn cancel_ticket(
+    ctx: web::Data<Context>,
+    Authenticated(player): Authenticated,
+    id: web::Path<String>,
+) -> Result<HttpResponse, Problem> {
+    matchmaking::cancel_ticket(&ctx, &player, &id).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// A player's public profile.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Profile {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub username: String,
+    /// When they registered.
+    pub created_at: String,
+    /// Standing on every ladder (the initial rating where they have not played).
+    pub ratings: Vec<LadderRating>,
+}
+
+/// A player's public profile and ratings.
+#[utoipa::path(
+    tag = "ladders",
+    params(("username" = String, Path, description = "Username (any case)")),
+    responses(
+        (status = 200, description = "The profile", body = Profile),
+        (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/{username}")]
+pub async fn profile(
+    ctx: web::Data<Context>,
+    username: web::Path<String>,
+) -> Result<HttpResponse, Problem> {
+    let name = username.into_inner();
+    let player = ctx
+        .db
+        .run(move |conn| players::by_username(conn, &name))
+        .await
+        .map_err(Error::from)?
+        .ok_or(Error::NotFound("player"))?;
+    let ratings = ladders::ratings_of(&ctx, player.id.clone()).await?;
+    Ok(HttpResponse::Ok().json(Profile {
+        id: player.id,
+        username: player.username,
+        created_at: rfc3339(player.created_at),
+        ratings,
+    }))
+}

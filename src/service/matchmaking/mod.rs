@@ -1,0 +1,310 @@
+//! Ranked matchmaking: tickets in the broker's queue, pairing rounds, and the
+//! ranked match a pair becomes.
+
+pub mod pairing;
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::broker::{Cancelled, Enqueued, Ticket, TicketStatus};
+use crate::config::LadderConfig;
+use crate::ids;
+use crate::rules::{Depth, Seat};
+use crate::store::matches::{self as match_store, MatchRow};
+use crate::store::ratings;
+use crate::time::{Millis, rfc3339};
+
+use super::accounts::Player;
+use super::matches::create::{self, NewMatch, SeatSpec};
+use super::matches::play;
+use super::matches::record::{Mode, seat_str};
+use super::{Context, Error, Result, events, ladders, matches};
+
+/// A ticket as its player sees it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TicketView {
+    /// Opaque id.
+    pub id: String,
+    /// The ladder.
+    pub ladder: String,
+    /// `queued`, `matched` or `cancelled`.
+    pub status: &'static str,
+    /// The player's rating on the ladder when they queued.
+    pub rating: f64,
+    /// When the ticket was made.
+    pub created_at: String,
+    /// The match, once paired.
+    pub match_id: Option<String>,
+    /// Why it was cancelled: `cancelled` (by the player), `abandoned` (not looked at for a minute), …
+    pub reason: Option<String>,
+    /// While queued: the rating gap accepted now; `null` when anyone on the ladder will do.
+    pub window: Option<f64>,
+    /// How long it has waited, ms.
+    pub waited_ms: i64,
+    /// Tickets now in the ladder's queue.
+    pub queue_size: u64,
+}
+
+async fn view(ctx: &Context, ticket: &Ticket) -> Result<TicketView> {
+    let now = ctx.time.now_ms();
+    let queued = ticket.status == TicketStatus::Queued;
+    let waited = now - ticket.created_at;
+    Ok(TicketView {
+        id: ticket.id.clone(),
+        ladder: ticket.ladder.clone(),
+        status: ticket.status.as_str(),
+        rating: (ticket.rating * 100.0).round() / 100.0,
+        created_at: rfc3339(ticket.created_at),
+        match_id: ticket.match_id.clone(),
+        reason: ticket.reason.clone(),
+        window: if queued {
+            pairing::window(&ctx.config.matchmaking, waited)
+        } else {
+            None
+        },
+        waited_ms: waited.max(0),
+        queue_size: ctx.broker.queue_size(&ticket.ladder).await?,
+    })
+}
+
+/// The player's unfinished ranked match, if any.
+fn active_ranked(conn: &mut crate::store::DbConnection, player_id: &str) -> Result<Option<String>> {
+    let rows = match_store::for_player(conn, player_id, Some("active"), None, 50)?;
+    Ok(rows.into_iter().find(|r| r.mode == "ranked").map(|r| r.id))
+}
+
+/// Queues `player` on `ladder`.
+///
+/// # Errors
+/// `NotFound` for an unknown ladder; `in_active_match`; `already_queued`.
+#[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
+pub async fn create_ticket(
+    ctx: &Context,
+    player: &Player,
+    ladder: &LadderConfig,
+) -> Result<TicketView> {
+    let now = ctx.time.now_ms();
+    let (pid, lid) = (player.id.clone(), ladder.id.clone());
+    let (active, rating) = ctx
+        .db
+        .write(move |conn| -> Result<_> {
+            let active = active_ranked(conn, &pid)?;
+            let rating = ladders::ensure(conn, &pid, &lid, now)?;
+            Ok((active, rating))
+        })
+        .await?;
+    if let Some(match_id) = active {
+        return Err(Error::conflict(
+            "in_active_match",
+            "finish your ranked match before queueing again",
+            Some(("match_id", match_id)),
+        ));
+    }
+    let ticket = Ticket {
+        id: ids::record_id(),
+        player_id: player.id.clone(),
+        ladder: ladder.id.clone(),
+        rating: rating.rating,
+        created_at: now,
+        seen_at: now,
+        status: TicketStatus::Queued,
+        match_id: None,
+        reason: None,
+        last_x_at: rating.last_x_at,
+        last_opponent: rating.last_opponent_id,
+    };
+    match ctx.broker.enqueue(&ticket).await? {
+        Enqueued::Queued => {
+            ctx.signals.pairing.notify_one();
+            tracing::info!(ticket.id = %ticket.id, ladder = %ladder.id, "queued");
+            view(ctx, &ticket).await
+        }
+        Enqueued::AlreadyQueued(id) => Err(Error::conflict(
+            "already_queued",
+            "you already hold a queued ticket; cancel it first",
+            Some(("ticket_id", id)),
+        )),
+    }
+}
+
+async fn owned_ticket(ctx: &Context, player: &Player, id: &str) -> Result<Ticket> {
+    ctx.broker
+        .ticket(id)
+        .await?
+        .filter(|t| t.player_id == player.id)
+        .ok_or(Error::NotFound("ticket"))
+}
+
+/// The player's ticket; reading it shows the player is still waiting.
+///
+/// # Errors
+/// `NotFound` (also for someone else's ticket).
+pub async fn get_ticket(ctx: &Context, player: &Player, id: &str) -> Result<TicketView> {
+    let ticket = owned_ticket(ctx, player, id).await?;
+    ctx.broker.touch_ticket(id, ctx.time.now_ms()).await?;
+    view(ctx, &ticket).await
+}
+
+/// Withdraws the player's ticket.
+///
+/// # Errors
+/// `NotFound`; `already_matched` (with the match) when pairing came first.
+#[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
+pub async fn cancel_ticket(ctx: &Context, player: &Player, id: &str) -> Result<()> {
+    owned_ticket(ctx, player, id).await?;
+    match ctx.broker.cancel(id, "cancelled").await? {
+        Cancelled::Cancelled | Cancelled::AlreadyCancelled => Ok(()),
+        Cancelled::AlreadyMatched(match_id) => Err(Error::conflict(
+            "already_matched",
+            "the ticket was already paired into a match",
+            Some(("match_id", match_id)),
+        )),
+        Cancelled::Missing => Err(Error::NotFound("ticket")),
+    }
+}
+
+/// Notes that a player with an open event stream is still waiting.
+///
+/// # Errors
+/// Broker failures.
+pub async fn keep_waiting(ctx: &Context, player_id: &str) -> Result<()> {
+    if let Some(id) = ctx.broker.player_ticket(player_id).await? {
+        ctx.broker.touch_ticket(&id, ctx.time.now_ms()).await?;
+    }
+    Ok(())
+}
+
+fn ranked_row(ladder: &LadderConfig, x: &str, o: &str, now: Millis) -> Result<MatchRow> {
+    let depth = Depth::new(ladder.depth).map_err(|_| Error::Internal("ladder depth".into()))?;
+    create::new_row(
+        NewMatch {
+            mode: Mode::Ranked,
+            ladder: Some(ladder.id.clone()),
+            rated: ladder.rated,
+            depth,
+            time_control: ladder.time_control,
+            x: SeatSpec::player(x),
+            o: SeatSpec::player(o),
+            cpu_level: None,
+            room_code: None,
+        },
+        now,
+    )
+}
+
+/// Turns a planned pair into a ranked match: claims both tickets atomically
+/// (so no player lands in two matches, whichever instance pairs), then writes
+/// the match and the colour/opponent history in one transaction. If the
+/// write fails the tickets go back to the queue.
+///
+/// # Errors
+/// Broker or store failures.
+pub async fn make_match(
+    ctx: &Context,
+    ladder: &LadderConfig,
+    a: &Ticket,
+    b: &Ticket,
+) -> Result<Option<String>> {
+    let now = ctx.time.now_ms();
+    let (x, o) = if pairing::x_first(a, b) {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    let row = ranked_row(ladder, &x.player_id, &o.player_id, now)?;
+    if !ctx.broker.claim_pair(&a.id, &b.id, &row.id).await? {
+        return Ok(None);
+    }
+    let (xp, op, lid) = (x.player_id.clone(), o.player_id.clone(), ladder.id.clone());
+    let written = ctx
+        .db
+        .write(move |conn| -> Result<_> {
+            match_store::insert(conn, &row)?;
+            for (me, them, as_x) in [(&xp, &op, true), (&op, &xp, false)] {
+                let mut r = ladders::ensure(conn, me, &lid, now)?;
+                if as_x {
+                    r.last_x_at = Some(now);
+                }
+                r.last_opponent_id = Some(them.clone());
+                ratings::save(conn, &r)?;
+            }
+            play::snapshot(conn, row)
+        })
+        .await;
+    let snap = match written {
+        Ok(snap) => snap,
+        Err(err) => {
+            ctx.broker.release_pair(&a.id, &b.id).await?;
+            return Err(err);
+        }
+    };
+    let match_id = snap.row.id.clone();
+    tracing::info!(match.id = %match_id, ladder = %ladder.id, "ranked match made");
+    ctx.metrics.count("ranked_matches");
+    for (ticket, seat) in [(x, Seat::X), (o, Seat::O)] {
+        events::notify_player(
+            ctx,
+            &ticket.player_id,
+            "match_found",
+            &serde_json::json!({
+                "match_id": match_id,
+                "ladder": ladder.id,
+                "seat": seat_str(seat),
+                "ticket_id": ticket.id,
+            }),
+        )
+        .await;
+    }
+    matches::publish(ctx, &snap).await?;
+    Ok(Some(match_id))
+}
+
+/// What one pairing round did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Round {
+    /// Tickets queued when it started.
+    pub queued: usize,
+    /// Matches made.
+    pub matched: usize,
+    /// Tickets cancelled as abandoned.
+    pub abandoned: usize,
+}
+
+/// One pairing round of `ladder`, if this instance holds the ladder's lock.
+///
+/// # Errors
+/// Broker or store failures.
+pub async fn round(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
+    let lock = format!("pairing:{}", ladder.id);
+    let ttl = (ctx.config.matchmaking.round_every * 20).max(std::time::Duration::from_secs(5));
+    if !ctx.broker.try_lock(&lock, &ctx.instance, ttl).await? {
+        return Ok(Round::default());
+    }
+    let result = round_locked(ctx, ladder).await;
+    ctx.broker.unlock(&lock, &ctx.instance).await?;
+    result
+}
+
+async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
+    let now = ctx.time.now_ms();
+    let abandon =
+        i64::try_from(ctx.config.matchmaking.abandon_after.as_millis()).unwrap_or(i64::MAX);
+    let mut live = Vec::new();
+    let mut round = Round::default();
+    for ticket in ctx.broker.queued(&ladder.id).await? {
+        if now - ticket.seen_at > abandon {
+            if ctx.broker.cancel(&ticket.id, "abandoned").await? == Cancelled::Cancelled {
+                round.abandoned += 1;
+            }
+        } else {
+            live.push(ticket);
+        }
+    }
+    round.queued = live.len();
+    for (a, b) in pairing::plan(&live, now, &ctx.config.matchmaking) {
+        if make_match(ctx, ladder, &live[a], &live[b]).await?.is_some() {
+            round.matched += 1;
+        }
+    }
+    Ok(round)
+}
