@@ -185,6 +185,67 @@ fn ladders(text: Option<String>) -> Result<Vec<LadderConfig>, ConfigError> {
     Ok(all)
 }
 
+/// Which background workers an instance runs. Every instance may run all of
+/// them; turning one off is for tests and for dedicating instances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Workers {
+    /// Ends matches whose time ran out.
+    pub clock: bool,
+    /// Plays the CPU's moves.
+    pub cpu: bool,
+    /// Pairs matchmaking tickets.
+    pub pairing: bool,
+    /// Hands dropped players' seats to the CPU.
+    pub presence: bool,
+}
+
+impl Workers {
+    /// Every worker.
+    pub const ALL: Workers = Workers {
+        clock: true,
+        cpu: true,
+        pairing: true,
+        presence: true,
+    };
+    /// No worker.
+    pub const NONE: Workers = Workers {
+        clock: false,
+        cpu: false,
+        pairing: false,
+        presence: false,
+    };
+}
+
+/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`.
+fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
+    let Some(text) = text else {
+        return Ok(Workers::ALL);
+    };
+    match text.trim() {
+        "1" | "true" | "yes" | "on" | "all" => return Ok(Workers::ALL),
+        "0" | "false" | "no" | "off" | "none" => return Ok(Workers::NONE),
+        _ => {}
+    }
+    let mut set = Workers::NONE;
+    for name in text.split(',').map(str::trim) {
+        match name {
+            "clock" => set.clock = true,
+            "cpu" => set.cpu = true,
+            "pairing" => set.pairing = true,
+            "presence" => set.presence = true,
+            other => {
+                return Err(ConfigError {
+                    name: "UTTT_WORKERS",
+                    message: format!(
+                        "unknown worker `{other}` (clock, cpu, pairing, presence, all, none)"
+                    ),
+                });
+            }
+        }
+    }
+    Ok(set)
+}
+
 /// The whole server configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -212,8 +273,8 @@ pub struct Config {
     pub trust_proxy: bool,
     /// Rate limits on register and login.
     pub rate_limits: RateLimits,
-    /// Whether this instance runs the background workers (`UTTT_WORKERS`).
-    pub run_workers: bool,
+    /// Which background workers this instance runs (`UTTT_WORKERS`).
+    pub workers: Workers,
     /// HTTP worker threads (`UTTT_HTTP_WORKERS`, default: one per core).
     pub http_workers: usize,
     /// How long a seated player may be absent before the CPU takes their seat (`UTTT_DROP_GRACE_MS`).
@@ -313,7 +374,7 @@ impl Config {
                 login_per_username: rate("UTTT_LOGIN_LIMIT_PER_USERNAME", 10)?,
                 register_per_address: rate("UTTT_REGISTER_LIMIT_PER_ADDRESS", 10)?,
             },
-            run_workers: flag(&get, "UTTT_WORKERS", true)?,
+            workers: workers(get("UTTT_WORKERS"))?,
             drop_grace: Duration::from_millis(number(&get, "UTTT_DROP_GRACE_MS", 20_000)?),
             ladders: ladders(get("UTTT_LADDERS"))?,
             matchmaking: MatchmakingConfig {
@@ -451,6 +512,21 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn workers_can_be_chosen_one_by_one() {
+        assert_eq!(config(&[]).unwrap().workers, Workers::ALL);
+        assert_eq!(
+            config(&[("UTTT_WORKERS", "false")]).unwrap().workers,
+            Workers::NONE
+        );
+        let some = config(&[("UTTT_WORKERS", "clock, cpu")]).unwrap().workers;
+        assert!(some.clock && some.cpu && !some.pairing && !some.presence);
+        assert_eq!(
+            config(&[("UTTT_WORKERS", "clock,bogus")]).unwrap_err().name,
+            "UTTT_WORKERS"
+        );
     }
 
     #[test]

@@ -85,9 +85,7 @@ pub fn bind(ctx: Context) -> anyhow::Result<Bound> {
         .workers(ctx.config.http_workers)
         .listen(listener)?
         .run();
-    if ctx.config.run_workers {
-        crate::worker::start(&ctx);
-    }
+    crate::worker::start(&ctx);
     tracing::info!(%addr, "listening");
     Ok(Bound { addr, ctx, server })
 }

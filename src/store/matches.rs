@@ -201,6 +201,26 @@ pub fn claim_cpu_turns(
     Ok(ids)
 }
 
+/// Active matches whose side to move is played by its human and whose turn
+/// began at or before `started_before` (the presence worker's candidates).
+///
+/// # Errors
+/// Database errors.
+pub fn human_turns(
+    conn: &mut DbConnection,
+    started_before: i64,
+    limit: i64,
+) -> Result<Vec<MatchRow>, StoreError> {
+    Ok(matches::table
+        .filter(matches::status.eq("active"))
+        .filter(matches::turn_started_at.le(started_before))
+        .filter(matches::awaiting_cpu.eq(false))
+        .order(matches::turn_started_at.asc())
+        .select(MatchRow::as_select())
+        .limit(limit)
+        .load(conn)?)
+}
+
 /// A player's matches, newest first, after the keyset `(created_at, id)`.
 ///
 /// # Errors

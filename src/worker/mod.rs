@@ -6,6 +6,7 @@
 pub mod clock;
 pub mod cpu;
 pub mod pairing;
+pub mod presence;
 
 use std::future::Future;
 use std::time::Duration;
@@ -14,38 +15,52 @@ use crate::service::Context;
 
 /// How often the clock sweeper looks for matches out of time.
 pub const SWEEP_EVERY: Duration = Duration::from_millis(250);
+/// How often the presence worker looks for dropped players.
+pub const PRESENCE_EVERY: Duration = Duration::from_millis(500);
 /// How often the CPU mover looks for work when nothing woke it.
 pub const CPU_POLL_EVERY: Duration = Duration::from_millis(250);
 
-/// Starts every worker loop of this instance on the current runtime.
+/// Starts the worker loops this instance is configured to run, on the current runtime.
 pub fn start(ctx: &Context) {
-    spawn_loop(
-        "clock sweeper",
-        ctx.clone(),
-        SWEEP_EVERY,
-        |ctx| async move { clock::tick(&ctx).await.map(|_| ()) },
-    );
-    let pairing_ctx = ctx.clone();
-    tokio::spawn(async move {
-        let every = pairing_ctx.config.matchmaking.round_every;
-        loop {
-            if let Err(err) = pairing::tick(&pairing_ctx).await {
-                tracing::warn!(worker = "pairing", error = %err, "round failed");
+    let enabled = ctx.config.workers;
+    if enabled.clock {
+        spawn_loop(
+            "clock sweeper",
+            ctx.clone(),
+            SWEEP_EVERY,
+            |ctx| async move { clock::tick(&ctx).await.map(|_| ()) },
+        );
+    }
+    if enabled.presence {
+        spawn_loop("presence", ctx.clone(), PRESENCE_EVERY, |ctx| async move {
+            presence::tick(&ctx).await.map(|_| ())
+        });
+    }
+    if enabled.pairing {
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            let every = ctx.config.matchmaking.round_every;
+            loop {
+                if let Err(err) = pairing::tick(&ctx).await {
+                    tracing::warn!(worker = "pairing", error = %err, "round failed");
+                }
+                let signals = ctx.signals.clone();
+                let _ = tokio::time::timeout(every, signals.pairing.notified()).await;
             }
-            let signals = pairing_ctx.signals.clone();
-            let _ = tokio::time::timeout(every, signals.pairing.notified()).await;
-        }
-    });
-    let cpu_ctx = ctx.clone();
-    tokio::spawn(async move {
-        loop {
-            if let Err(err) = cpu::tick(&cpu_ctx).await {
-                tracing::warn!(worker = "cpu mover", error = %err, "tick failed");
+        });
+    }
+    if enabled.cpu {
+        let ctx = ctx.clone();
+        tokio::spawn(async move {
+            loop {
+                if let Err(err) = cpu::tick(&ctx).await {
+                    tracing::warn!(worker = "cpu mover", error = %err, "tick failed");
+                }
+                let signals = ctx.signals.clone();
+                let _ = tokio::time::timeout(CPU_POLL_EVERY, signals.cpu.notified()).await;
             }
-            let signals = cpu_ctx.signals.clone();
-            let _ = tokio::time::timeout(CPU_POLL_EVERY, signals.cpu.notified()).await;
-        }
-    });
+        });
+    }
 }
 
 fn spawn_loop<F, Fut>(name: &'static str, ctx: Context, every: Duration, tick: F)

@@ -134,6 +134,12 @@ impl TestConfig {
         config.jwt_secret = Some(SECRET.into());
         config.http_workers = 2;
         config.db_pool_size = 8;
+        // The presence worker would take over seats whenever a test jumps the
+        // clock; the drop-out tests turn it on (or tick it) themselves.
+        config.workers = uttt::config::Workers {
+            presence: false,
+            ..uttt::config::Workers::ALL
+        };
         let mut database = None;
         match backend {
             Backend::Sqlite => config.database = DatabaseConfig::Sqlite(dir.join("uttt.db")),

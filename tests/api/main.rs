@@ -6,6 +6,7 @@ mod helpers;
 
 mod accounts;
 mod conventions;
+mod dropouts;
 mod matches;
 mod openapi;
 mod operations;

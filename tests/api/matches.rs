@@ -446,7 +446,7 @@ async fn a_move_after_the_flag_is_refused_and_ends_the_match_on_time() {
         let Some(mut config) = TestConfig::new(backend) else {
             continue;
         };
-        config.config.run_workers = false; // no sweeper: the late move itself must end it
+        config.config.workers = uttt::config::Workers::NONE; // no sweeper: the late move itself must end it
         let app = TestApp::start(config).await;
         let (x, o) = (app.register("flx").await, app.register("flo").await);
         let id = app

@@ -25,7 +25,7 @@ async fn manual_app(
     edit: impl FnOnce(&mut uttt::config::Config),
 ) -> Option<TestApp> {
     let mut config = TestConfig::new(backend)?;
-    config.config.run_workers = false;
+    config.config.workers = uttt::config::Workers::NONE;
     edit(&mut config.config);
     Some(TestApp::start(config).await)
 }

@@ -2,6 +2,7 @@
 //! clocks and time forfeits, presence, and the events every change publishes.
 
 pub mod create;
+pub mod dropout;
 pub mod play;
 pub mod record;
 pub mod state;
@@ -31,7 +32,7 @@ pub fn channel(match_id: &str) -> String {
     format!("match:{match_id}")
 }
 
-fn presence_key(match_id: &str, seat: Seat) -> String {
+pub(crate) fn presence_key(match_id: &str, seat: Seat) -> String {
     format!("presence:{match_id}:{}", seat_str(seat))
 }
 
@@ -176,17 +177,23 @@ pub async fn create_practice(
     publish(ctx, &snap).await
 }
 
-/// A seated player's request on a match counts as presence; a request that
-/// finds the side to move out of time ends the match on time first.
+/// A seated player's request on a match counts as presence, and puts a
+/// dropped player back in their seat at once. Returns whether the seat was
+/// taken back (the row the caller holds is then stale).
 async fn observe(
     ctx: &Context,
     viewer: &Player,
     row: &crate::store::matches::MatchRow,
-) -> Result<()> {
-    if let Some(seat) = row.seat_of(&viewer.id) {
-        touch(ctx, &row.id, seat).await?;
+) -> Result<bool> {
+    let Some(seat) = row.seat_of(&viewer.id) else {
+        return Ok(false);
+    };
+    touch(ctx, &row.id, seat).await?;
+    if row.is_active() && row.controller(seat) == record::Controller::Cpu {
+        dropout::reclaim(ctx, &row.id, seat).await?;
+        return Ok(true);
     }
-    Ok(())
+    Ok(false)
 }
 
 /// Loads a match, ending it on time first if its time ran out.
@@ -219,8 +226,10 @@ async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
 /// # Errors
 /// `NotFound`, store or broker failures.
 pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchState> {
-    let snap = load(ctx, id).await?;
-    observe(ctx, viewer, &snap.row).await?;
+    let snap = load(ctx, id.clone()).await?;
+    if observe(ctx, viewer, &snap.row).await? {
+        return render(ctx, &load(ctx, id).await?).await;
+    }
     render(ctx, &snap).await
 }
 
@@ -479,8 +488,10 @@ pub struct Feed {
 /// `NotFound`, store or broker failures.
 pub async fn open_feed(ctx: &Context, viewer: &Player, id: String) -> Result<Feed> {
     let subscription = ctx.broker.subscribe(&channel(&id)).await?;
-    let snap = load(ctx, id).await?;
-    observe(ctx, viewer, &snap.row).await?;
+    let mut snap = load(ctx, id.clone()).await?;
+    if observe(ctx, viewer, &snap.row).await? {
+        snap = load(ctx, id).await?;
+    }
     let initial = render(ctx, &snap).await?;
     let seat = snap.row.seat_of(&viewer.id);
     Ok(Feed {

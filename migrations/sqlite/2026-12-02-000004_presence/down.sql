@@ -1,0 +1,1 @@
+DROP INDEX matches_active_turns;
