@@ -30,6 +30,8 @@ enum Command {
     Openapi,
     /// Count move sequences from the empty board (perft) and time the move generator.
     Perft(uttt::cli::perft::PerftArgs),
+    /// Re-play an admin export (NDJSON) through the rules; report records whose result does not follow.
+    Replay(uttt::cli::replay::ReplayArgs),
     /// Exit 0 when the server at `UTTT_BIND` answers `/readyz` with 200 (for container health checks).
     Healthcheck,
     /// Administration from the command line.
@@ -51,6 +53,10 @@ enum AdminCommand {
         /// The player's username.
         username: String,
     },
+    /// Fill the database with synthetic finished matches, for measuring.
+    Seed(uttt::cli::seed::SeedArgs),
+    /// Time every filter of the admin match history (p50/p95).
+    BenchHistory(uttt::cli::history_bench::BenchHistoryArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -66,6 +72,13 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Healthcheck => healthcheck(),
         Command::Perft(args) => uttt::cli::perft::run(&args, &mut std::io::stdout().lock()),
+        Command::Replay(args) => {
+            if uttt::cli::replay::run(&args, &mut std::io::stdout().lock())? {
+                Ok(())
+            } else {
+                std::process::exit(1)
+            }
+        }
         Command::Openapi => {
             print!("{}", uttt::http::openapi::document_json()?);
             Ok(())
@@ -74,15 +87,19 @@ fn main() -> anyhow::Result<()> {
             let config = load_config()?;
             let db = Db::new(&config.database, 1)?;
             db.migrate()?;
-            let mut conn = db.get()?;
-            let (username, role) = match &command {
-                AdminCommand::Promote { username } => (username, Role::Admin),
-                AdminCommand::Demote { username } => (username, Role::Player),
-            };
-            accounts::set_role(&mut conn, username, role)
-                .with_context(|| format!("setting the role of {username}"))?;
-            println!("{username} is now {}", role.as_str());
-            Ok(())
+            let out = &mut std::io::stdout().lock();
+            match &command {
+                AdminCommand::Promote { username } | AdminCommand::Demote { username } => {
+                    let role = if matches!(command, AdminCommand::Promote { .. }) { Role::Admin } else { Role::Player };
+                    let mut conn = db.get()?;
+                    accounts::set_role(&mut conn, username, role)
+                        .with_context(|| format!("setting the role of {username}"))?;
+                    println!("{username} is now {}", role.as_str());
+                    Ok(())
+                }
+                AdminCommand::Seed(args) => uttt::cli::seed::run(&db, &config.ladders, args, out),
+                AdminCommand::BenchHistory(args) => uttt::cli::history_bench::run(&db, args, out),
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 //! extract → parse → one service call → response.
 
 pub mod accounts;
+pub mod admin;
 pub mod auth;
 pub mod events;
 pub mod json;
@@ -69,7 +70,18 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
                 .service(ladders::get_ticket)
                 .service(ladders::cancel_ticket),
         )
-        .service(scope::scope("/api/v1/players").service(ladders::profile))
+        .service(
+            scope::scope("/api/v1/players")
+                .service(ladders::profile)
+                .service(admin::player_matches),
+        )
+        .service(
+            scope::scope("/api/v1/admin")
+                .service(admin::list_matches)
+                .service(admin::export)
+                .service(admin::match_detail)
+                .service(admin::search_players),
+        )
         .service(
             scope::scope("/api/v1")
                 .service(accounts::me)

@@ -35,6 +35,7 @@ use utoipa::{Modify, OpenApi};
         (name = "rooms", description = "Casual games through a six-character code"),
         (name = "ladders", description = "Ladders, leaderboards, profiles and ratings (Glicko-2)"),
         (name = "matchmaking", description = "Queueing for ranked play"),
+        (name = "admin", description = "Match history, export and player lookup (role `admin` only)"),
         (name = "operations", description = "Health, readiness, metrics"),
     ),
 )]

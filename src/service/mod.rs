@@ -3,6 +3,7 @@
 //! raw request bodies.
 
 pub mod accounts;
+pub mod admin;
 pub mod cursor;
 pub mod error;
 pub mod events;

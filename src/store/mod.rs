@@ -3,6 +3,7 @@
 //! compose several of them inside one transaction.
 
 mod connection;
+pub mod history;
 pub mod matches;
 pub mod players;
 pub mod ratings;

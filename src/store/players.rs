@@ -6,7 +6,7 @@ use super::schema::players;
 use super::{DbConnection, StoreError};
 
 /// A stored player.
-#[derive(Debug, Clone, Queryable, Selectable, PartialEq, Eq)]
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, PartialEq, Eq)]
 #[diesel(table_name = players)]
 pub struct PlayerRow {
     /// Opaque id.
@@ -98,4 +98,64 @@ pub fn set_role(conn: &mut DbConnection, username: &str, role: &str) -> Result<b
 /// Database errors.
 pub fn delete(conn: &mut DbConnection, id: &str) -> Result<bool, StoreError> {
     Ok(diesel::delete(players::table.find(id)).execute(conn)? == 1)
+}
+
+/// Players whose lower-cased name starts with `prefix` (lower case), by name,
+/// after the name `after`.
+///
+/// # Errors
+/// Database errors.
+pub fn by_prefix(
+    conn: &mut DbConnection,
+    prefix: &str,
+    after: Option<&str>,
+    limit: i64,
+) -> Result<Vec<PlayerRow>, StoreError> {
+    let after = after.unwrap_or("").to_owned();
+    Ok(match conn {
+        // LIKE with the pattern-ops index; `_` and `%` are escaped.
+        DbConnection::Pg(pg) => {
+            let escaped: String = prefix
+                .chars()
+                .flat_map(|c| match c {
+                    '_' | '%' | '\\' => vec!['\\', c],
+                    c => vec![c],
+                })
+                .collect();
+            players::table
+                .filter(players::username_key.like(format!("{escaped}%")).escape('\\'))
+                .filter(players::username_key.gt(after))
+                .order(players::username_key.asc())
+                .select(PlayerRow::as_select())
+                .limit(limit)
+                .load(pg)?
+        }
+        // A range on the binary-collated unique index.
+        DbConnection::Sqlite(lite) => {
+            let start = if after.as_str() > prefix { after.clone() } else { prefix.to_owned() };
+            let mut query = players::table
+                .filter(players::username_key.ge(start))
+                .filter(players::username_key.gt(after))
+                .order(players::username_key.asc())
+                .select(PlayerRow::as_select())
+                .limit(limit)
+                .into_boxed();
+            if let Some(end) = prefix_end(prefix) {
+                query = query.filter(players::username_key.lt(end));
+            }
+            query.load(lite)?
+        }
+    })
+}
+
+/// The smallest string greater than every string starting with `prefix`.
+fn prefix_end(prefix: &str) -> Option<String> {
+    let mut bytes = prefix.as_bytes().to_vec();
+    while let Some(last) = bytes.pop() {
+        if last < 0x7f {
+            bytes.push(last + 1);
+            return String::from_utf8(bytes).ok();
+        }
+    }
+    None
 }

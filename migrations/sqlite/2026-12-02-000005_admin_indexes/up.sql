@@ -1,0 +1,9 @@
+-- Match history for admins: every filter walks an index in the list's order
+-- (newest first), so a page costs about its size whatever the table holds.
+CREATE INDEX matches_created ON matches (created_at DESC, id DESC);
+CREATE INDEX matches_ladder_created ON matches (ladder, created_at DESC, id DESC);
+CREATE INDEX matches_mode_created ON matches (mode, created_at DESC, id DESC);
+CREATE INDEX matches_status_created ON matches (status, created_at DESC, id DESC);
+CREATE INDEX matches_reason_created ON matches (reason, created_at DESC, id DESC);
+CREATE INDEX matches_winner_created ON matches (winner, created_at DESC, id DESC);
+-- (SQLite: the unique index on username_key serves the prefix range.)

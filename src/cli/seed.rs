@@ -1,0 +1,237 @@
+//! `uttt admin seed --matches N`: fills the configured database with
+//! synthetic finished matches (real random games, replayable), for measuring
+//! the admin history queries at scale. Rows are written in large batches.
+
+use std::io::Write;
+use std::time::Instant;
+
+use diesel::{Connection, RunQueryDsl};
+
+use crate::cpu::Rng;
+use crate::rules::{Depth, MoveList, Position, Seat, Status};
+use crate::service::matches::create::{self, NewMatch, SeatSpec};
+use crate::service::matches::record::{Mode, seat_str};
+use crate::store::matches::{MatchRow, MoveRow};
+use crate::store::players::PlayerRow;
+use crate::store::ratings::RatingChangeRow;
+use crate::store::schema::{matches, moves, players, rating_changes};
+use crate::store::{Db, DbConnection};
+
+/// Arguments of `uttt admin seed`.
+#[derive(Debug, clap::Args)]
+pub struct SeedArgs {
+    /// Matches to add.
+    #[arg(long)]
+    pub matches: u64,
+    /// Players to spread them over (default: one per 1,000 matches, at least 50).
+    #[arg(long)]
+    pub players: Option<u64>,
+    /// Seed of the random generator.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Matches per transaction.
+    #[arg(long, default_value_t = 2000)]
+    pub batch: usize,
+}
+
+const DAY_MS: i64 = 24 * 3600 * 1000;
+/// Bound parameters per INSERT stay under PostgreSQL's limit of 65,535.
+const MAX_PARAMS: usize = 60_000;
+
+struct Batch {
+    matches: Vec<MatchRow>,
+    moves: Vec<MoveRow>,
+    changes: Vec<RatingChangeRow>,
+}
+
+fn insert_chunked<T, F>(rows: &[T], columns: usize, mut insert: F) -> diesel::QueryResult<()>
+where
+    F: FnMut(&[T]) -> diesel::QueryResult<usize>,
+{
+    for chunk in rows.chunks((MAX_PARAMS / columns).max(1)) {
+        insert(chunk)?;
+    }
+    Ok(())
+}
+
+fn write(conn: &mut DbConnection, batch: &Batch) -> anyhow::Result<()> {
+    macro_rules! bulk {
+        ($c:expr) => {
+            $c.transaction(|c| {
+                insert_chunked(&batch.matches, 30, |rows| diesel::insert_into(matches::table).values(rows).execute(c))?;
+                insert_chunked(&batch.moves, 7, |rows| diesel::insert_into(moves::table).values(rows).execute(c))?;
+                insert_chunked(&batch.changes, 12, |rows| {
+                    diesel::insert_into(rating_changes::table).values(rows).execute(c)
+                })
+            })
+        };
+    }
+    match conn {
+        DbConnection::Pg(pg) => bulk!(pg)?,
+        DbConnection::Sqlite(lite) => bulk!(lite)?,
+    }
+    Ok(())
+}
+
+/// Plays a random game; returns the moves and how it ended.
+fn random_game(depth: Depth, rng: &mut Rng) -> (Vec<crate::rules::Square>, Status) {
+    let mut position = Position::new(depth);
+    let mut list = MoveList::new(depth);
+    let mut played = Vec::new();
+    while position.status() == Status::Ongoing {
+        position.legal_moves(&mut list);
+        let square = list.as_slice()[rng.below(list.len())];
+        if position.play_square(square).is_err() {
+            break;
+        }
+        played.push(square);
+    }
+    (played, position.status())
+}
+
+/// Runs the command.
+///
+/// # Errors
+/// The database cannot be reached or written.
+pub fn run(db: &Db, ladders: &[crate::config::LadderConfig], args: &SeedArgs, out: &mut impl Write) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let mut rng = Rng::new(args.seed);
+    let player_count = args.players.unwrap_or((args.matches / 1000).max(50)) as usize;
+    let mut conn = db.get()?;
+    let now = chrono::Utc::now().timestamp_millis();
+    let tag = crate::ids::record_id()[..6].to_lowercase();
+    let player_ids: Vec<String> = (0..player_count).map(|_| crate::ids::player_id()).collect();
+    let player_rows: Vec<PlayerRow> = player_ids
+        .iter()
+        .enumerate()
+        .map(|(i, id)| {
+            let name = format!("seed_{tag}_{i}");
+            PlayerRow {
+                id: id.clone(),
+                username_key: name.clone(),
+                username: name,
+                password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2VlZHNlZWQ$unusable".into(),
+                role: "player".into(),
+                created_at: now - 400 * DAY_MS,
+            }
+        })
+        .collect();
+    match &mut *conn {
+        DbConnection::Pg(pg) => insert_chunked(&player_rows, 6, |r| diesel::insert_into(players::table).values(r).execute(pg))?,
+        DbConnection::Sqlite(lite) => {
+            insert_chunked(&player_rows, 6, |r| diesel::insert_into(players::table).values(r).execute(lite))?
+        }
+    }
+    writeln!(out, "{player_count} players")?;
+    let mut done: u64 = 0;
+    while done < args.matches {
+        let n = (args.matches - done).min(args.batch as u64);
+        let mut batch = Batch {
+            matches: Vec::with_capacity(n as usize),
+            moves: Vec::new(),
+            changes: Vec::new(),
+        };
+        for _ in 0..n {
+            let kind = rng.below(100);
+            let (mode, ladder) = if kind < 60 {
+                (Mode::Ranked, Some(&ladders[rng.below(ladders.len())]))
+            } else if kind < 85 {
+                (Mode::Casual, None)
+            } else {
+                (Mode::Practice, None)
+            };
+            let depth = Depth::new(ladder.map_or(if rng.below(10) == 0 { 1 } else { 2 }, |l| l.depth))?;
+            let tc = ladder.map_or(crate::clock::TimeControl::TOURNAMENT, |l| l.time_control);
+            let xi = rng.below(player_count);
+            let oi = (xi + 1 + rng.below(player_count - 1)) % player_count;
+            let (x, o) = (player_ids[xi].clone(), player_ids[oi].clone());
+            let practice = mode == Mode::Practice;
+            let created_at = now - i64::try_from(rng.below(365 * DAY_MS as usize)).unwrap_or(0);
+            let spec = NewMatch {
+                mode,
+                ladder: ladder.map(|l| l.id.clone()),
+                rated: ladder.is_some_and(|l| l.rated),
+                depth,
+                time_control: tc,
+                x: SeatSpec::player(&x),
+                o: if practice { SeatSpec::cpu() } else { SeatSpec::player(&o) },
+                cpu_level: practice.then_some(3),
+                room_code: None,
+            };
+            let mut row = create::new_row(spec, created_at)?;
+            let (mut played, status) = random_game(depth, &mut rng);
+            let early = rng.below(100);
+            // About 30% of matches end early, on time or by resignation.
+            let (winner, reason) = if early < 30 && played.len() > 4 {
+                let cut = 2 + rng.below(played.len() - 3);
+                played.truncate(cut);
+                let mover = Seat::to_move_at(u32::try_from(cut).unwrap_or(0));
+                if early < 15 {
+                    (Some(mover.other()), "timeout")
+                } else {
+                    let quitter = if rng.below(2) == 0 { Seat::X } else { Seat::O };
+                    (Some(quitter.other()), "resignation")
+                }
+            } else {
+                match status {
+                    Status::Won(w) => (Some(w), "three_in_a_row"),
+                    _ => (None, "draw"),
+                }
+            };
+            for (ply, square) in played.iter().enumerate() {
+                let seat = Seat::to_move_at(u32::try_from(ply).unwrap_or(0));
+                batch.moves.push(MoveRow {
+                    match_id: row.id.clone(),
+                    ply: i32::try_from(ply).unwrap_or(0),
+                    seat: seat_str(seat).to_owned(),
+                    square: i32::try_from(square.index()).unwrap_or(0),
+                    played_at: created_at + 5_000 * (ply as i64 + 1),
+                    clock_ms: Some(600_000 - 2_500 * (ply as i64 + 1)),
+                    by_cpu: practice && seat == Seat::O,
+                });
+            }
+            row.position = crate::rules::encode(depth, &played);
+            row.ply = i32::try_from(played.len()).unwrap_or(0);
+            row.status = "finished".into();
+            row.to_move = None;
+            row.deadline_at = None;
+            row.awaiting_cpu = false;
+            row.winner = winner.map(|w| seat_str(w).to_owned());
+            row.reason = Some(reason.to_owned());
+            row.finished_at = Some(created_at + 5_000 * (played.len() as i64 + 1));
+            row.version = row.ply + 2;
+            if row.rated {
+                let score = match winner {
+                    Some(Seat::X) => 1.0,
+                    Some(Seat::O) => 0.0,
+                    None => 0.5,
+                };
+                for (seat, player, s) in [("x", &x, score), ("o", &o, 1.0 - score)] {
+                    let before = 1300.0 + rng.below(500) as f64;
+                    batch.changes.push(RatingChangeRow {
+                        match_id: row.id.clone(),
+                        seat: seat.into(),
+                        player_id: player.clone(),
+                        ladder: row.ladder.clone().unwrap_or_default(),
+                        score: s,
+                        rating_before: before,
+                        rating_after: before + (s - 0.5) * 20.0,
+                        deviation_before: 90.0,
+                        deviation_after: 88.0,
+                        volatility_before: 0.06,
+                        volatility_after: 0.06,
+                        created_at: row.finished_at.unwrap_or(created_at),
+                    });
+                }
+            }
+            batch.matches.push(row);
+        }
+        write(&mut conn, &batch)?;
+        done += n;
+        if done % 50_000 < n || done == args.matches {
+            writeln!(out, "{done} matches ({:.0} s)", started.elapsed().as_secs_f64())?;
+        }
+    }
+    writeln!(out, "seeded {} matches in {:.1} s", args.matches, started.elapsed().as_secs_f64())?;
+    Ok(())
+}

@@ -1,0 +1,393 @@
+//! Administration: match history with filters at scale, one match in full,
+//! player lookup by name prefix, and the NDJSON export that `uttt replay` checks.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::rules::{Depth, Square};
+use crate::store::history::{self, MatchFilter};
+use crate::store::matches::{self as store, MatchRow, MoveRow};
+use crate::store::{DbConnection, players, ratings};
+use crate::time::rfc3339;
+
+use super::matches::record::MatchRecord;
+use super::matches::state::{MatchState, TimeControlBody};
+use super::matches::{self, Page, decode_cursor, encode_cursor, play};
+use super::{Context, Error, Result};
+
+/// A seated player in admin views.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct SeatedPlayer {
+    /// Id.
+    pub id: String,
+    /// Name at the time of the query.
+    pub username: String,
+}
+
+/// A match in the admin list.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AdminMatch {
+    /// Id.
+    pub id: String,
+    /// `ranked`, `casual` or `practice`.
+    pub mode: String,
+    /// Ladder of a ranked match.
+    pub ladder: Option<String>,
+    /// Whether rated.
+    pub rated: bool,
+    /// Depth.
+    pub depth: u8,
+    /// Time control.
+    pub time_control: TimeControlBody,
+    /// `active` or `finished`.
+    pub status: String,
+    /// Moves played.
+    pub ply: u32,
+    /// Seat X (`null`: the practice CPU).
+    pub x: Option<SeatedPlayer>,
+    /// Seat O.
+    pub o: Option<SeatedPlayer>,
+    /// `x`, `o`, or `null` (draw or unfinished).
+    pub winner: Option<String>,
+    /// Why it ended.
+    pub reason: Option<String>,
+    /// When it was made.
+    pub created_at: String,
+    /// When it ended.
+    pub finished_at: Option<String>,
+}
+
+fn names_of(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<HashMap<String, String>> {
+    let ids: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| [r.x_player_id.as_deref(), r.o_player_id.as_deref()])
+        .flatten()
+        .collect();
+    Ok(store::usernames(conn, &ids)?.into_iter().collect())
+}
+
+fn seated(id: Option<&String>, names: &HashMap<String, String>) -> Option<SeatedPlayer> {
+    id.map(|id| SeatedPlayer {
+        id: id.clone(),
+        username: names.get(id).cloned().unwrap_or_else(|| "(deleted)".into()),
+    })
+}
+
+fn admin_match(row: &MatchRow, names: &HashMap<String, String>) -> Result<AdminMatch> {
+    Ok(AdminMatch {
+        id: row.id.clone(),
+        mode: row.mode.clone(),
+        ladder: row.ladder.clone(),
+        rated: row.rated,
+        depth: row.depth()?.get(),
+        time_control: row.time_control()?.into(),
+        status: row.status.clone(),
+        ply: u32::try_from(row.ply).unwrap_or(0),
+        x: seated(row.x_player_id.as_ref(), names),
+        o: seated(row.o_player_id.as_ref(), names),
+        winner: row.winner.clone(),
+        reason: row.reason.clone(),
+        created_at: rfc3339(row.created_at),
+        finished_at: row.finished_at.map(rfc3339),
+    })
+}
+
+/// Resolves a `player` filter given as a username (any case) or an id.
+///
+/// # Errors
+/// Store failures.
+pub async fn resolve_player(ctx: &Context, name_or_id: String) -> Result<String> {
+    let found = ctx
+        .db
+        .run(move |conn| -> Result<String> {
+            if let Some(p) = players::by_username(conn, &name_or_id)? {
+                return Ok(p.id);
+            }
+            Ok(name_or_id)
+        })
+        .await?;
+    Ok(found)
+}
+
+/// A page of the match history.
+///
+/// # Errors
+/// Store failures.
+pub async fn list(ctx: &Context, filter: MatchFilter, after: Option<(i64, String)>, limit: u32) -> Result<Page<AdminMatch>> {
+    let fetch = i64::from(limit) + 1;
+    let (mut rows, names) = ctx
+        .db
+        .run(move |conn| -> Result<_> {
+            let rows = history::search(conn, &filter, after, fetch)?;
+            let names = names_of(conn, &rows)?;
+            Ok((rows, names))
+        })
+        .await?;
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    let next_cursor = more
+        .then(|| rows.last().map(|r| encode_cursor(r.created_at, &r.id)))
+        .flatten();
+    let items = rows.iter().map(|r| admin_match(r, &names)).collect::<Result<_>>()?;
+    Ok(Page { items, next_cursor })
+}
+
+/// A move with everything stored about it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AdminMove {
+    /// Moves before it.
+    pub ply: u32,
+    /// `x` or `o`.
+    pub seat: String,
+    /// Address, root first.
+    pub address: Vec<u8>,
+    /// When the server accepted it.
+    pub played_at: String,
+    /// The mover's bank after it (clock control).
+    pub clock_ms: Option<i64>,
+    /// Whether the CPU played it (practice opponent or substitute).
+    pub by_cpu: bool,
+}
+
+/// One player's rating change, in full.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AdminRatingChange {
+    /// `x` or `o`.
+    pub seat: String,
+    /// The player.
+    pub player_id: String,
+    /// 1, 0.5 or 0.
+    pub score: f64,
+    /// Rating before.
+    pub rating_before: f64,
+    /// Rating after.
+    pub rating_after: f64,
+    /// Deviation before.
+    pub deviation_before: f64,
+    /// Deviation after.
+    pub deviation_after: f64,
+    /// Volatility before.
+    pub volatility_before: f64,
+    /// Volatility after.
+    pub volatility_after: f64,
+}
+
+/// One match in full.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AdminMatchDetail {
+    /// The match state, with clocks.
+    pub state: MatchState,
+    /// Every move.
+    pub moves: Vec<AdminMove>,
+    /// Rating changes (rated matches).
+    pub rating_changes: Vec<AdminRatingChange>,
+}
+
+fn admin_moves(depth: Depth, rows: &[MoveRow]) -> Vec<AdminMove> {
+    rows.iter()
+        .map(|m| AdminMove {
+            ply: u32::try_from(m.ply).unwrap_or(0),
+            seat: m.seat.clone(),
+            address: address_of(depth, m.square).unwrap_or_default(),
+            played_at: rfc3339(m.played_at),
+            clock_ms: m.clock_ms,
+            by_cpu: m.by_cpu,
+        })
+        .collect()
+}
+
+fn address_of(depth: Depth, square: i32) -> Option<Vec<u8>> {
+    let sq = Square::new(depth, usize::try_from(square).ok()?)?;
+    Some(sq.to_address(depth).coords().to_vec())
+}
+
+/// A match with its full move list, clocks and rating changes.
+///
+/// # Errors
+/// `NotFound`; store failures.
+pub async fn detail(ctx: &Context, id: String) -> Result<AdminMatchDetail> {
+    let (snap, moves, changes) = ctx
+        .db
+        .run(move |conn| -> Result<_> {
+            let row = store::get(conn, &id)?.ok_or(Error::NotFound("match"))?;
+            let moves = store::moves(conn, &id)?;
+            let changes = ratings::changes(conn, &id)?;
+            Ok((play::snapshot(conn, row)?, moves, changes))
+        })
+        .await?;
+    let depth = snap.row.depth()?;
+    Ok(AdminMatchDetail {
+        state: matches::render(ctx, &snap).await?,
+        moves: admin_moves(depth, &moves),
+        rating_changes: changes
+            .into_iter()
+            .map(|c| AdminRatingChange {
+                seat: c.seat,
+                player_id: c.player_id,
+                score: c.score,
+                rating_before: c.rating_before,
+                rating_after: c.rating_after,
+                deviation_before: c.deviation_before,
+                deviation_after: c.deviation_after,
+                volatility_before: c.volatility_before,
+                volatility_after: c.volatility_after,
+            })
+            .collect(),
+    })
+}
+
+/// A player found by the admin search.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AdminPlayer {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub username: String,
+    /// `player` or `admin`.
+    pub role: String,
+    /// When they registered.
+    pub created_at: String,
+}
+
+/// Players whose name starts with `prefix` (ignoring case), by name.
+///
+/// # Errors
+/// Store failures.
+pub async fn players(ctx: &Context, prefix: String, after: Option<String>, limit: u32) -> Result<Page<AdminPlayer>> {
+    let fetch = i64::from(limit) + 1;
+    let key = prefix.to_ascii_lowercase();
+    let mut rows = ctx
+        .db
+        .run(move |conn| players::by_prefix(conn, &key, after.as_deref(), fetch))
+        .await?;
+    let more = rows.len() > limit as usize;
+    rows.truncate(limit as usize);
+    let next_cursor = more
+        .then(|| rows.last().map(|r| super::cursor::encode(&[&r.username_key])))
+        .flatten();
+    Ok(Page {
+        items: rows
+            .into_iter()
+            .map(|r| AdminPlayer {
+                id: r.id,
+                username: r.username,
+                role: r.role,
+                created_at: rfc3339(r.created_at),
+            })
+            .collect(),
+        next_cursor,
+    })
+}
+
+/// Decodes a player-search cursor.
+pub fn decode_player_cursor(text: &str) -> Option<String> {
+    super::cursor::decode(text, 1)?.pop()
+}
+
+/// One line of the NDJSON export. `moves` is the match's moves in text
+/// notation: square addresses, root first, coordinates joined by `.`,
+/// separated by single spaces (`"4.4 4.0 0.8"`; depth 1: `"4 0 8"`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
+pub struct ExportRecord {
+    /// Match id.
+    pub id: String,
+    /// `ranked`, `casual` or `practice`.
+    pub mode: String,
+    /// Ladder.
+    pub ladder: Option<String>,
+    /// Whether rated.
+    pub rated: bool,
+    /// Depth.
+    pub depth: u8,
+    /// Time control.
+    pub time_control: TimeControlBody,
+    /// Seat X (`null`: CPU).
+    pub x: Option<SeatedPlayer>,
+    /// Seat O.
+    pub o: Option<SeatedPlayer>,
+    /// `active` or `finished`.
+    pub status: String,
+    /// `x`, `o` or `null`.
+    pub winner: Option<String>,
+    /// Why it ended.
+    pub reason: Option<String>,
+    /// When it was made.
+    pub created_at: String,
+    /// When it ended.
+    pub finished_at: Option<String>,
+    /// The moves in text notation.
+    pub moves: String,
+}
+
+/// The text notation of a move list.
+pub fn moves_text(depth: Depth, squares: impl Iterator<Item = i32>) -> String {
+    squares
+        .map(|sq| {
+            address_of(depth, sq)
+                .map(|a| a.iter().map(u8::to_string).collect::<Vec<_>>().join("."))
+                .unwrap_or_else(|| "?".into())
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Rows of the export fetched per query.
+pub const EXPORT_BATCH: i64 = 500;
+
+/// The next batch of export lines after `after`; returns the lines and the
+/// keyset to continue from (`None` when done).
+///
+/// # Errors
+/// Store failures.
+pub async fn export_batch(
+    ctx: &Context,
+    filter: MatchFilter,
+    after: Option<(i64, String)>,
+) -> Result<(Vec<String>, Option<(i64, String)>)> {
+    ctx.db
+        .run(move |conn| -> Result<_> {
+            let rows = history::search(conn, &filter, after, EXPORT_BATCH)?;
+            let names = names_of(conn, &rows)?;
+            let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+            let mut moves: HashMap<String, Vec<i32>> = HashMap::new();
+            for m in history::moves_of(conn, &ids)? {
+                moves.entry(m.match_id).or_default().push(m.square);
+            }
+            let mut lines = Vec::with_capacity(rows.len());
+            for row in &rows {
+                let m = admin_match(row, &names)?;
+                let depth = row.depth()?;
+                let record = ExportRecord {
+                    moves: moves_text(depth, moves.remove(&row.id).unwrap_or_default().into_iter()),
+                    id: m.id,
+                    mode: m.mode,
+                    ladder: m.ladder,
+                    rated: m.rated,
+                    depth: m.depth,
+                    time_control: m.time_control,
+                    x: m.x,
+                    o: m.o,
+                    status: m.status,
+                    winner: m.winner,
+                    reason: m.reason,
+                    created_at: m.created_at,
+                    finished_at: m.finished_at,
+                };
+                let mut line = serde_json::to_string(&record).map_err(|e| Error::Internal(e.to_string()))?;
+                line.push('\n');
+                lines.push(line);
+            }
+            let next = (rows.len() as i64 == EXPORT_BATCH)
+                .then(|| rows.last().map(|r| (r.created_at, r.id.clone())))
+                .flatten();
+            Ok((lines, next))
+        })
+        .await
+}
+
+/// Re-exported for the HTTP layer's cursor parsing.
+pub fn decode_match_cursor(text: &str) -> Option<(i64, String)> {
+    decode_cursor(text)
+}

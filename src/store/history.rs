@@ -1,0 +1,99 @@
+//! Match history queries for administrators: filtered, newest first, keyset paginated.
+
+use diesel::prelude::*;
+
+use super::matches::{MatchRow, MoveRow};
+use super::schema::{matches, moves};
+use super::{DbConnection, StoreError};
+
+/// The filters of the admin match list; `None` means any.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MatchFilter {
+    /// A seated player's id.
+    pub player_id: Option<String>,
+    /// Ladder id.
+    pub ladder: Option<String>,
+    /// `ranked`, `casual` or `practice`.
+    pub mode: Option<String>,
+    /// `active` or `finished`.
+    pub status: Option<String>,
+    /// `x`, `o` or `draw`.
+    pub result: Option<String>,
+    /// `three_in_a_row`, `draw`, `timeout` or `resignation`.
+    pub reason: Option<String>,
+    /// Made at or after (epoch ms).
+    pub from: Option<i64>,
+    /// Made before (epoch ms).
+    pub to: Option<i64>,
+}
+
+/// Matches passing `filter`, newest first, strictly after the keyset `(created_at, id)`.
+/// New matches arrive with later times, so a cursor's pages neither skip nor repeat rows.
+///
+/// # Errors
+/// Database errors.
+pub fn search(
+    conn: &mut DbConnection,
+    filter: &MatchFilter,
+    after: Option<(i64, String)>,
+    limit: i64,
+) -> Result<Vec<MatchRow>, StoreError> {
+    let mut query = matches::table
+        .select(MatchRow::as_select())
+        .order((matches::created_at.desc(), matches::id.desc()))
+        .limit(limit)
+        .into_boxed();
+    if let Some(player) = &filter.player_id {
+        query = query.filter(
+            matches::x_player_id
+                .eq(player.clone())
+                .or(matches::o_player_id.eq(player.clone())),
+        );
+    }
+    if let Some(ladder) = &filter.ladder {
+        query = query.filter(matches::ladder.eq(ladder.clone()));
+    }
+    if let Some(mode) = &filter.mode {
+        query = query.filter(matches::mode.eq(mode.clone()));
+    }
+    if let Some(status) = &filter.status {
+        query = query.filter(matches::status.eq(status.clone()));
+    }
+    match filter.result.as_deref() {
+        Some("draw") => query = query.filter(matches::reason.eq("draw")),
+        Some(seat) => query = query.filter(matches::winner.eq(seat.to_owned())),
+        None => {}
+    }
+    if let Some(reason) = &filter.reason {
+        query = query.filter(matches::reason.eq(reason.clone()));
+    }
+    if let Some(from) = filter.from {
+        query = query.filter(matches::created_at.ge(from));
+    }
+    if let Some(to) = filter.to {
+        query = query.filter(matches::created_at.lt(to));
+    }
+    if let Some((created_at, id)) = after {
+        query = query.filter(
+            matches::created_at
+                .lt(created_at)
+                .or(matches::created_at.eq(created_at).and(matches::id.lt(id))),
+        );
+    }
+    Ok(query.load(conn)?)
+}
+
+/// The moves of several matches, grouped in match order then ply order.
+///
+/// # Errors
+/// Database errors.
+pub fn moves_of(conn: &mut DbConnection, match_ids: &[String]) -> Result<Vec<MoveRow>, StoreError> {
+    if match_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(moves::table
+        .filter(moves::match_id.eq_any(match_ids))
+        .order((moves::match_id.asc(), moves::ply.asc()))
+        .select(MoveRow::as_select())
+        .load(conn)?)
+}
