@@ -75,7 +75,7 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
     const LEAVES: usize = Self::SQUARES / 9;
     /// The heap index of the first leaf-level board.
     const LEAF_START: usize = (Self::LEAVES - 1) / 8;
-    /// Evaluated by `start`: only the four real shapes compile.
+    /// Evaluated by `new`: only the four real shapes compile.
     const SHAPE: () = assert!(
         D >= 1 && D <= 4 && BOARDS == (Self::SQUARES - 1) / 8,
         "Tree<D, BOARDS> needs D in 1..=4 and BOARDS = (9^D - 1) / 8"
