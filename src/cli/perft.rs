@@ -60,3 +60,44 @@ pub fn run(args: &PerftArgs, out: &mut impl Write) -> anyhow::Result<()> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{PerftArgs, run};
+
+    fn output(depth: u8, plies: u32, divide: bool) -> String {
+        let mut out = Vec::new();
+        run(
+            &PerftArgs {
+                depth,
+                plies,
+                divide,
+            },
+            &mut out,
+        )
+        .unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn perft_prints_one_line_per_ply_then_the_speed() {
+        let text = output(2, 3, false);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[..3], ["ply 1: 81", "ply 2: 720", "ply 3: 6336"]);
+        assert_eq!(lines.len(), 4);
+        assert!(lines[3].starts_with("7137 leaf nodes in "), "{}", lines[3]);
+        assert!(lines[3].contains("leaf nodes/s (bulk counting at the last ply"));
+    }
+
+    #[test]
+    fn perft_divide_prints_the_count_under_each_first_move_of_the_last_ply() {
+        let text = output(2, 2, true);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[..2], ["ply 1: 81", "ply 2: 720"]);
+        assert_eq!(lines.len(), 2 + 81 + 1);
+        assert_eq!(lines[2], "0.0: 8");
+        assert_eq!(lines[3], "0.1: 9");
+        assert_eq!(lines[2 + 40], "4.4: 8");
+        assert_eq!(lines[2 + 80], "8.8: 8");
+    }
+}

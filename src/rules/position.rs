@@ -10,7 +10,7 @@ use super::{
 ///
 /// Each variant holds the concrete tree of its depth; generic code (the CPU
 /// player, perft) matches once and then runs monomorphised over [`Game`].
-/// Depths 3 and 4 are boxed (546 bytes and 4.9 kB).
+/// Depths 3 and 4 are boxed (556 bytes and 4.9 kB); the enum is 72 bytes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Position {
     /// Depth 1: plain tic-tac-toe.

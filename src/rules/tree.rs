@@ -30,17 +30,24 @@ impl Node {
         done: 0,
     };
 
-    /// The status of the child board at `position`.
-    fn child_status(self, position: usize) -> BoardStatus {
+    /// The seat holding `position`: its mark, or the child board it won.
+    fn holder(self, position: usize) -> Option<Seat> {
         let bit = 1 << position;
         if self.held[0] & bit != 0 {
-            BoardStatus::Won(Seat::X)
+            Some(Seat::X)
         } else if self.held[1] & bit != 0 {
-            BoardStatus::Won(Seat::O)
-        } else if self.done & bit != 0 {
-            BoardStatus::Drawn
+            Some(Seat::O)
         } else {
-            BoardStatus::Open
+            None
+        }
+    }
+
+    /// The status of the child board at `position`.
+    fn child_status(self, position: usize) -> BoardStatus {
+        match self.holder(position) {
+            Some(seat) => BoardStatus::Won(seat),
+            None if self.done & (1 << position) != 0 => BoardStatus::Drawn,
+            None => BoardStatus::Open,
         }
     }
 }
@@ -75,7 +82,7 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
     const LEAVES: usize = Self::SQUARES / 9;
     /// The heap index of the first leaf-level board.
     const LEAF_START: usize = (Self::LEAVES - 1) / 8;
-    /// Evaluated by `start`: only the four real shapes compile.
+    /// Evaluated by `new`: only the four real shapes compile.
     const SHAPE: () = assert!(
         D >= 1 && D <= 4 && BOARDS == (Self::SQUARES - 1) / 8,
         "Tree<D, BOARDS> needs D in 1..=4 and BOARDS = (9^D - 1) / 8"
@@ -118,16 +125,7 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
     pub fn write_cells(&self, out: &mut String) {
         out.reserve(Self::SQUARES);
         for node in &self.nodes[Self::LEAF_START..] {
-            for position in 0..9 {
-                let bit = 1 << position;
-                out.push(if node.held[0] & bit != 0 {
-                    'x'
-                } else if node.held[1] & bit != 0 {
-                    'o'
-                } else {
-                    '.'
-                });
-            }
+            out.extend((0..9).map(|position| node.holder(position).map_or('.', Seat::as_char)));
         }
     }
 
@@ -205,48 +203,20 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
         board as u16
     }
 
-    fn visit_board(&self, board: usize, visit: &mut impl FnMut(Square)) {
+    /// Calls `visit(first, open)` for every playable leaf-level board under
+    /// `board` (itself included), in address order: `first` is the flat index
+    /// of its square 0, `open` the mask of its empty squares.
+    #[inline]
+    fn visit_open(&self, board: usize, visit: &mut impl FnMut(usize, u16)) {
         let mut open = !self.nodes[board].done & FULL;
         if board >= Self::LEAF_START {
-            let base = (board - Self::LEAF_START) * 9;
-            while open != 0 {
-                // Below 9^4, so it fits in a u16.
-                visit(Square::from_raw(
-                    (base + open.trailing_zeros() as usize) as u16,
-                ));
-                open &= open - 1;
-            }
+            visit((board - Self::LEAF_START) * 9, open);
         } else {
             while open != 0 {
-                self.visit_board(9 * board + 1 + open.trailing_zeros() as usize, visit);
+                self.visit_open(9 * board + 1 + open.trailing_zeros() as usize, visit);
                 open &= open - 1;
             }
         }
-    }
-
-    fn list_board(&self, board: usize, buf: &mut MoveList) {
-        let mut open = !self.nodes[board].done & FULL;
-        if board >= Self::LEAF_START {
-            buf.push_positions((board - Self::LEAF_START) * 9, open);
-        } else {
-            while open != 0 {
-                self.list_board(9 * board + 1 + open.trailing_zeros() as usize, buf);
-                open &= open - 1;
-            }
-        }
-    }
-
-    fn count_board(&self, board: usize) -> usize {
-        let mut open = !self.nodes[board].done & FULL;
-        if board >= Self::LEAF_START {
-            return usize::from(COUNT[usize::from(open)]);
-        }
-        let mut count = 0;
-        while open != 0 {
-            count += self.count_board(9 * board + 1 + open.trailing_zeros() as usize);
-            open &= open - 1;
-        }
-        count
     }
 }
 
@@ -280,15 +250,9 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
 
     fn cell(&self, square: Square) -> Option<Seat> {
         let flat = square.index();
-        let node = self.nodes.get(Self::LEAF_START + flat / 9)?;
-        let bit = 1 << (flat % 9);
-        if node.held[0] & bit != 0 {
-            Some(Seat::X)
-        } else if node.held[1] & bit != 0 {
-            Some(Seat::O)
-        } else {
-            None
-        }
+        self.nodes
+            .get(Self::LEAF_START + flat / 9)?
+            .holder(flat % 9)
     }
 
     fn check_square(&self, square: Square) -> Result<(), IllegalMove> {
@@ -322,24 +286,37 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
     }
 
     fn for_each_legal_move(&self, mut visit: impl FnMut(Square)) {
-        if !self.status.is_over() {
-            self.visit_board(usize::from(self.target), &mut visit);
+        if self.status.is_over() {
+            return;
         }
+        self.visit_open(usize::from(self.target), &mut |first, mut open| {
+            while open != 0 {
+                // Below 9^4, so it fits in a u16.
+                visit(Square::from_raw(
+                    (first + open.trailing_zeros() as usize) as u16,
+                ));
+                open &= open - 1;
+            }
+        });
     }
 
     fn legal_moves(&self, buf: &mut MoveList) {
         buf.clear();
         if !self.status.is_over() {
-            self.list_board(usize::from(self.target), buf);
+            self.visit_open(usize::from(self.target), &mut |first, open| {
+                buf.push_positions(first, open);
+            });
         }
     }
 
     fn count_legal_moves(&self) -> usize {
-        if self.status.is_over() {
-            0
-        } else {
-            self.count_board(usize::from(self.target))
+        let mut count = 0;
+        if !self.status.is_over() {
+            self.visit_open(usize::from(self.target), &mut |_, open| {
+                count += usize::from(COUNT[usize::from(open)]);
+            });
         }
+        count
     }
 
     #[inline]

@@ -209,3 +209,17 @@ fn the_flat_index_of_a_square_is_its_address_read_in_base_nine() {
         }
     }
 }
+
+#[test]
+fn a_depth_two_tree_is_a_small_copy_value() {
+    fn copy<T: Copy>(value: T) -> T {
+        value
+    }
+    let tree = copy(uttt::rules::Tree2::new());
+    assert!(
+        std::mem::size_of_val(&tree) <= 72,
+        "{} bytes",
+        std::mem::size_of_val(&tree)
+    );
+    assert!(std::mem::size_of::<Position>() <= 80);
+}

@@ -44,8 +44,8 @@ fn check_game(levels: u8, choices: &[u16], full_every: usize) {
             .map(|(a, s)| (a.clone(), *s))
             .collect();
         simple_decided.sort();
-        let fast_decided: Vec<(Vec<u8>, BoardStatus)> = fast
-            .decided_boards()
+        let before = fast.decided_boards();
+        let fast_decided: Vec<(Vec<u8>, BoardStatus)> = before
             .iter()
             .map(|(a, s)| (a.coords().to_vec(), *s))
             .collect();
@@ -105,18 +105,23 @@ fn check_game(levels: u8, choices: &[u16], full_every: usize) {
             break;
         }
         let square = moves.as_slice()[usize::from(choice) % moves.len()];
-        let before = fast.decided_boards();
         let outcome = fast.play_square(square).unwrap();
-        simple.play_index(square.index()).unwrap();
+        simple.play_analysed(&analysis, square.index()).unwrap();
         record.push(square);
         assert_eq!(fast.last_move(), Some(square));
         // A decided board never changes; the new ones are what the outcome reports.
         let after = fast.decided_boards();
+        assert!(after.is_sorted(), "decided boards are in address order");
         for board in &before {
-            assert!(after.contains(board), "{board:?} changed at ply {ply}");
+            assert!(
+                after.binary_search(board).is_ok(),
+                "{board:?} changed at ply {ply}"
+            );
         }
-        let mut new: Vec<(Address, BoardStatus)> =
-            after.into_iter().filter(|b| !before.contains(b)).collect();
+        let mut new: Vec<(Address, BoardStatus)> = after
+            .into_iter()
+            .filter(|b| before.binary_search(b).is_err())
+            .collect();
         new.sort();
         let mut reported = outcome.decided().to_vec();
         reported.sort();
@@ -175,7 +180,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
     fn fast_and_simple_agree_over_random_games_at_depth_three(choices in vec(any::<u16>(), 0..=729)) {
@@ -184,7 +189,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(4))]
+    #![proptest_config(ProptestConfig::with_cases(6))]
 
     #[test]
     fn fast_and_simple_agree_over_random_games_at_depth_four(choices in vec(any::<u16>(), 6_561)) {

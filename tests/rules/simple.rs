@@ -88,7 +88,7 @@ impl Simple {
 
     pub fn analyse(&self) -> Analysis {
         let mut boards = HashMap::new();
-        let root = self.board_status(&[], &mut boards);
+        let root = self.board_status(&mut Vec::new(), &mut boards);
         let status = match root {
             BoardStatus::Open => Status::Ongoing,
             BoardStatus::Won(seat) => Status::Won(seat),
@@ -111,7 +111,7 @@ impl Simple {
                 target.pop();
             }
             let mut legal = Vec::new();
-            self.collect(&analysis, &target, &mut legal);
+            self.collect(&analysis, &mut target.clone(), &mut legal);
             legal.sort_unstable();
             analysis.target = Some(target);
             analysis.legal = legal;
@@ -119,27 +119,29 @@ impl Simple {
         analysis
     }
 
+    /// The status of the board at `path`, and of every board below it into
+    /// `boards`. `path` is back as it was on return.
     fn board_status(
         &self,
-        board: &[u8],
+        path: &mut Vec<u8>,
         boards: &mut HashMap<Vec<u8>, BoardStatus>,
     ) -> BoardStatus {
         let mut held = [Held::Empty; 9];
         for (position, slot) in held.iter_mut().enumerate() {
-            let mut child = board.to_vec();
-            child.push(position as u8);
-            *slot = if child.len() == self.depth {
-                match self.cells[flat(&child)] {
+            path.push(position as u8);
+            *slot = if path.len() == self.depth {
+                match self.cells[flat(path)] {
                     Some(seat) => Held::By(seat),
                     None => Held::Empty,
                 }
             } else {
-                match self.board_status(&child, boards) {
+                match self.board_status(path, boards) {
                     BoardStatus::Won(seat) => Held::By(seat),
                     BoardStatus::Drawn => Held::Nobody,
                     BoardStatus::Open => Held::Empty,
                 }
             };
+            path.pop();
         }
         let mut status = BoardStatus::Open;
         if held.iter().all(|&h| h != Held::Empty) {
@@ -153,25 +155,26 @@ impl Simple {
                 status = BoardStatus::Won(seat);
             }
         }
-        boards.insert(board.to_vec(), status);
+        boards.insert(path.clone(), status);
         status
     }
 
-    /// Every empty square under `board` whose path crosses no decided board.
-    fn collect(&self, analysis: &Analysis, board: &[u8], out: &mut Vec<usize>) {
-        if analysis.boards[board] != BoardStatus::Open {
+    /// Every empty square under the board at `path` whose path crosses no
+    /// decided board. `path` is back as it was on return.
+    fn collect(&self, analysis: &Analysis, path: &mut Vec<u8>, out: &mut Vec<usize>) {
+        if analysis.boards[path.as_slice()] != BoardStatus::Open {
             return;
         }
         for position in 0..9 {
-            let mut child = board.to_vec();
-            child.push(position);
-            if child.len() == self.depth {
-                if self.cells[flat(&child)].is_none() {
-                    out.push(flat(&child));
+            path.push(position);
+            if path.len() == self.depth {
+                if self.cells[flat(path)].is_none() {
+                    out.push(flat(path));
                 }
             } else {
-                self.collect(analysis, &child, out);
+                self.collect(analysis, path, out);
             }
+            path.pop();
         }
     }
 
@@ -197,8 +200,16 @@ impl Simple {
     }
 
     pub fn play(&mut self, coords: &[u8]) -> Result<(), IllegalMove> {
-        let analysis = self.analyse();
-        self.reason(&analysis, coords)?;
+        self.play_checked(&self.analyse(), coords)
+    }
+
+    /// Plays flat index `index`, given this position's analysis.
+    pub fn play_analysed(&mut self, analysis: &Analysis, index: usize) -> Result<(), IllegalMove> {
+        self.play_checked(analysis, &coords_of(self.depth, index))
+    }
+
+    fn play_checked(&mut self, analysis: &Analysis, coords: &[u8]) -> Result<(), IllegalMove> {
+        self.reason(analysis, coords)?;
         self.cells[flat(coords)] = Some(self.turn());
         self.last = Some(coords.to_vec());
         self.ply += 1;
