@@ -90,7 +90,11 @@ fn main() -> anyhow::Result<()> {
             let out = &mut std::io::stdout().lock();
             match &command {
                 AdminCommand::Promote { username } | AdminCommand::Demote { username } => {
-                    let role = if matches!(command, AdminCommand::Promote { .. }) { Role::Admin } else { Role::Player };
+                    let role = if matches!(command, AdminCommand::Promote { .. }) {
+                        Role::Admin
+                    } else {
+                        Role::Player
+                    };
                     let mut conn = db.get()?;
                     accounts::set_role(&mut conn, username, role)
                         .with_context(|| format!("setting the role of {username}"))?;

@@ -37,22 +37,69 @@ pub fn run(db: &Db, args: &BenchHistoryArgs, out: &mut impl Write) -> anyhow::Re
         .select(players::id)
         .limit(500)
         .load(&mut *conn)?;
-    anyhow::ensure!(!sample.is_empty(), "the database has no players; run `uttt admin seed` first");
+    anyhow::ensure!(
+        !sample.is_empty(),
+        "the database has no players; run `uttt admin seed` first"
+    );
     let day = 24 * 3600 * 1000;
     let now = chrono::Utc::now().timestamp_millis();
     type Case = (&'static str, Box<dyn Fn(usize) -> MatchFilter>);
     let sample = std::sync::Arc::new(sample);
-    let pick = |sample: std::sync::Arc<Vec<String>>| move |i: usize| sample[i * 7919 % sample.len()].clone();
+    let pick = |sample: std::sync::Arc<Vec<String>>| {
+        move |i: usize| sample[i * 7919 % sample.len()].clone()
+    };
     let (pick1, pick2) = (pick(sample.clone()), pick(sample));
     let cases: Vec<Case> = vec![
         ("no filter", Box::new(|_| MatchFilter::default())),
-        ("player", Box::new(move |i| MatchFilter { player_id: Some(pick1(i)), ..Default::default() })),
-        ("ladder", Box::new(|_| MatchFilter { ladder: Some("ultimate-10m".into()), ..Default::default() })),
-        ("mode=practice", Box::new(|_| MatchFilter { mode: Some("practice".into()), ..Default::default() })),
-        ("status=finished", Box::new(|_| MatchFilter { status: Some("finished".into()), ..Default::default() })),
-        ("result=draw", Box::new(|_| MatchFilter { result: Some("draw".into()), ..Default::default() })),
-        ("result=o", Box::new(|_| MatchFilter { result: Some("o".into()), ..Default::default() })),
-        ("reason=timeout", Box::new(|_| MatchFilter { reason: Some("timeout".into()), ..Default::default() })),
+        (
+            "player",
+            Box::new(move |i| MatchFilter {
+                player_id: Some(pick1(i)),
+                ..Default::default()
+            }),
+        ),
+        (
+            "ladder",
+            Box::new(|_| MatchFilter {
+                ladder: Some("ultimate-10m".into()),
+                ..Default::default()
+            }),
+        ),
+        (
+            "mode=practice",
+            Box::new(|_| MatchFilter {
+                mode: Some("practice".into()),
+                ..Default::default()
+            }),
+        ),
+        (
+            "status=finished",
+            Box::new(|_| MatchFilter {
+                status: Some("finished".into()),
+                ..Default::default()
+            }),
+        ),
+        (
+            "result=draw",
+            Box::new(|_| MatchFilter {
+                result: Some("draw".into()),
+                ..Default::default()
+            }),
+        ),
+        (
+            "result=o",
+            Box::new(|_| MatchFilter {
+                result: Some("o".into()),
+                ..Default::default()
+            }),
+        ),
+        (
+            "reason=timeout",
+            Box::new(|_| MatchFilter {
+                reason: Some("timeout".into()),
+                ..Default::default()
+            }),
+        ),
         (
             "from/to (one week)",
             Box::new(move |i| MatchFilter {
@@ -81,7 +128,11 @@ pub fn run(db: &Db, args: &BenchHistoryArgs, out: &mut impl Write) -> anyhow::Re
             }),
         ),
     ];
-    writeln!(out, "{:<24} {:>9} {:>9} {:>7}", "filter", "p50 ms", "p95 ms", "rows")?;
+    writeln!(
+        out,
+        "{:<24} {:>9} {:>9} {:>7}",
+        "filter", "p50 ms", "p95 ms", "rows"
+    )?;
     for (name, filter) in &cases {
         let mut times = Vec::with_capacity(args.runs);
         let mut rows = 0;
@@ -91,13 +142,23 @@ pub fn run(db: &Db, args: &BenchHistoryArgs, out: &mut impl Write) -> anyhow::Re
             let page = history::search(&mut conn, &f, None, args.limit)?;
             // The second page too: keyset continuation must be as cheap.
             if let Some(last) = page.last() {
-                let next = history::search(&mut conn, &f, Some((last.created_at, last.id.clone())), args.limit)?;
+                let next = history::search(
+                    &mut conn,
+                    &f,
+                    Some((last.created_at, last.id.clone())),
+                    args.limit,
+                )?;
                 rows = page.len() + next.len();
             }
             times.push(t.elapsed().as_secs_f64() * 1000.0 / 2.0);
         }
         times.sort_by(f64::total_cmp);
-        writeln!(out, "{name:<24} {:>9.2} {:>9.2} {rows:>7}", percentile(&times, 0.5), percentile(&times, 0.95))?;
+        writeln!(
+            out,
+            "{name:<24} {:>9.2} {:>9.2} {rows:>7}",
+            percentile(&times, 0.5),
+            percentile(&times, 0.95)
+        )?;
     }
     if matches!(&*conn, DbConnection::Sqlite(_)) {
         writeln!(out, "(SQLite; the README's figures are on PostgreSQL)")?;

@@ -44,7 +44,12 @@ pub fn parse_moves(depth: Depth, text: &str) -> Result<Vec<Square>, String> {
                 .parse::<Address>()
                 .ok()
                 .and_then(|a| Square::from_address(depth, &a))
-                .ok_or_else(|| format!("move {ply} `{token}` is not a square of depth {}", depth.get()))
+                .ok_or_else(|| {
+                    format!(
+                        "move {ply} `{token}` is not a square of depth {}",
+                        depth.get()
+                    )
+                })
         })
         .collect()
 }
@@ -54,16 +59,27 @@ pub fn parse_moves(depth: Depth, text: &str) -> Result<Vec<Square>, String> {
 /// # Errors
 /// What is inconsistent.
 pub fn check(record: &ExportRecord) -> Result<(), String> {
-    let depth = Depth::new(record.depth).map_err(|_| format!("depth {} is not 1 to 4", record.depth))?;
+    let depth =
+        Depth::new(record.depth).map_err(|_| format!("depth {} is not 1 to 4", record.depth))?;
     let moves = parse_moves(depth, &record.moves)?;
     let position = Position::replay(depth, &moves).map_err(|e| format!("{e}"))?;
-    let winner = record.winner.as_deref().map(|w| seat(w).ok_or(format!("winner `{w}` is not x or o"))).transpose()?;
-    match (record.status.as_str(), record.reason.as_deref(), position.status()) {
+    let winner = record
+        .winner
+        .as_deref()
+        .map(|w| seat(w).ok_or(format!("winner `{w}` is not x or o")))
+        .transpose()?;
+    match (
+        record.status.as_str(),
+        record.reason.as_deref(),
+        position.status(),
+    ) {
         ("active", None, Status::Ongoing) if winner.is_none() => Ok(()),
         ("active", _, status) => Err(format!("stored as active, but the moves give {status:?}")),
         ("finished", Some("three_in_a_row"), Status::Won(w)) if winner == Some(w) => Ok(()),
         ("finished", Some("draw"), Status::Drawn) if winner.is_none() => Ok(()),
-        ("finished", Some("timeout" | "resignation"), Status::Ongoing) if winner.is_some() => Ok(()),
+        ("finished", Some("timeout" | "resignation"), Status::Ongoing) if winner.is_some() => {
+            Ok(())
+        }
         ("finished", reason, status) => Err(format!(
             "stored result {:?} by {:?} does not follow from the moves, which give {status:?}",
             record.winner, reason
@@ -90,7 +106,11 @@ pub fn check_all(input: impl BufRead) -> std::io::Result<Report> {
                     report.problems.push((i + 1, record.id, why));
                 }
             }
-            Err(e) => report.problems.push((i + 1, String::new(), format!("not an export record: {e}"))),
+            Err(e) => {
+                report
+                    .problems
+                    .push((i + 1, String::new(), format!("not an export record: {e}")))
+            }
         }
     }
     Ok(report)

@@ -58,10 +58,16 @@ fn write(conn: &mut DbConnection, batch: &Batch) -> anyhow::Result<()> {
     macro_rules! bulk {
         ($c:expr) => {
             $c.transaction(|c| {
-                insert_chunked(&batch.matches, 30, |rows| diesel::insert_into(matches::table).values(rows).execute(c))?;
-                insert_chunked(&batch.moves, 7, |rows| diesel::insert_into(moves::table).values(rows).execute(c))?;
+                insert_chunked(&batch.matches, 30, |rows| {
+                    diesel::insert_into(matches::table).values(rows).execute(c)
+                })?;
+                insert_chunked(&batch.moves, 7, |rows| {
+                    diesel::insert_into(moves::table).values(rows).execute(c)
+                })?;
                 insert_chunked(&batch.changes, 12, |rows| {
-                    diesel::insert_into(rating_changes::table).values(rows).execute(c)
+                    diesel::insert_into(rating_changes::table)
+                        .values(rows)
+                        .execute(c)
                 })
             })
         };
@@ -93,7 +99,12 @@ fn random_game(depth: Depth, rng: &mut Rng) -> (Vec<crate::rules::Square>, Statu
 ///
 /// # Errors
 /// The database cannot be reached or written.
-pub fn run(db: &Db, ladders: &[crate::config::LadderConfig], args: &SeedArgs, out: &mut impl Write) -> anyhow::Result<()> {
+pub fn run(
+    db: &Db,
+    ladders: &[crate::config::LadderConfig],
+    args: &SeedArgs,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
     let started = Instant::now();
     let mut rng = Rng::new(args.seed);
     let player_count = args.players.unwrap_or((args.matches / 1000).max(50)) as usize;
@@ -117,10 +128,12 @@ pub fn run(db: &Db, ladders: &[crate::config::LadderConfig], args: &SeedArgs, ou
         })
         .collect();
     match &mut *conn {
-        DbConnection::Pg(pg) => insert_chunked(&player_rows, 6, |r| diesel::insert_into(players::table).values(r).execute(pg))?,
-        DbConnection::Sqlite(lite) => {
-            insert_chunked(&player_rows, 6, |r| diesel::insert_into(players::table).values(r).execute(lite))?
-        }
+        DbConnection::Pg(pg) => insert_chunked(&player_rows, 6, |r| {
+            diesel::insert_into(players::table).values(r).execute(pg)
+        })?,
+        DbConnection::Sqlite(lite) => insert_chunked(&player_rows, 6, |r| {
+            diesel::insert_into(players::table).values(r).execute(lite)
+        })?,
     }
     writeln!(out, "{player_count} players")?;
     let mut done: u64 = 0;
@@ -140,7 +153,8 @@ pub fn run(db: &Db, ladders: &[crate::config::LadderConfig], args: &SeedArgs, ou
             } else {
                 (Mode::Practice, None)
             };
-            let depth = Depth::new(ladder.map_or(if rng.below(10) == 0 { 1 } else { 2 }, |l| l.depth))?;
+            let depth =
+                Depth::new(ladder.map_or(if rng.below(10) == 0 { 1 } else { 2 }, |l| l.depth))?;
             let tc = ladder.map_or(crate::clock::TimeControl::TOURNAMENT, |l| l.time_control);
             let xi = rng.below(player_count);
             let oi = (xi + 1 + rng.below(player_count - 1)) % player_count;
@@ -154,7 +168,11 @@ pub fn run(db: &Db, ladders: &[crate::config::LadderConfig], args: &SeedArgs, ou
                 depth,
                 time_control: tc,
                 x: SeatSpec::player(&x),
-                o: if practice { SeatSpec::cpu() } else { SeatSpec::player(&o) },
+                o: if practice {
+                    SeatSpec::cpu()
+                } else {
+                    SeatSpec::player(&o)
+                },
                 cpu_level: practice.then_some(3),
                 room_code: None,
             };
@@ -229,9 +247,18 @@ pub fn run(db: &Db, ladders: &[crate::config::LadderConfig], args: &SeedArgs, ou
         write(&mut conn, &batch)?;
         done += n;
         if done % 50_000 < n || done == args.matches {
-            writeln!(out, "{done} matches ({:.0} s)", started.elapsed().as_secs_f64())?;
+            writeln!(
+                out,
+                "{done} matches ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            )?;
         }
     }
-    writeln!(out, "seeded {} matches in {:.1} s", args.matches, started.elapsed().as_secs_f64())?;
+    writeln!(
+        out,
+        "seeded {} matches in {:.1} s",
+        args.matches,
+        started.elapsed().as_secs_f64()
+    )?;
     Ok(())
 }

@@ -40,12 +40,20 @@ pub struct HistoryFilters {
     pub to: Option<String>,
 }
 
-fn one_of(query: &QueryParams, name: &str, allowed: &[&str], errors: &mut Vec<FieldError>) -> Option<String> {
+fn one_of(
+    query: &QueryParams,
+    name: &str,
+    allowed: &[&str],
+    errors: &mut Vec<FieldError>,
+) -> Option<String> {
     let value = query.get(name)?;
     if allowed.contains(&value) {
         Some(value.to_owned())
     } else {
-        errors.push(FieldError::new(name, format!("must be one of {}", allowed.join(", "))));
+        errors.push(FieldError::new(
+            name,
+            format!("must be one of {}", allowed.join(", ")),
+        ));
         None
     }
 }
@@ -54,30 +62,47 @@ fn time(query: &QueryParams, name: &str, errors: &mut Vec<FieldError>) -> Option
     let value = query.get(name)?;
     let parsed = parse_rfc3339(value);
     if parsed.is_none() {
-        errors.push(FieldError::new(name, "must be an RFC 3339 time such as 2026-12-01T00:00:00Z"));
+        errors.push(FieldError::new(
+            name,
+            "must be an RFC 3339 time such as 2026-12-01T00:00:00Z",
+        ));
     }
     parsed
 }
 
 /// Parses the history filters, resolving `player` to an id.
-async fn filters(ctx: &Context, query: &QueryParams, errors: &mut Vec<FieldError>) -> Result<MatchFilter, Problem> {
+async fn filters(
+    ctx: &Context,
+    query: &QueryParams,
+    errors: &mut Vec<FieldError>,
+) -> Result<MatchFilter, Problem> {
     let mut filter = MatchFilter {
         player_id: None,
         ladder: None,
         mode: one_of(query, "mode", &["ranked", "casual", "practice"], errors),
         status: one_of(query, "status", &["active", "finished"], errors),
         result: one_of(query, "result", &["x", "o", "draw"], errors),
-        reason: one_of(query, "reason", &["three_in_a_row", "draw", "timeout", "resignation"], errors),
+        reason: one_of(
+            query,
+            "reason",
+            &["three_in_a_row", "draw", "timeout", "resignation"],
+            errors,
+        ),
         from: time(query, "from", errors),
         to: time(query, "to", errors),
     };
     if let Some(ladder) = query.get("ladder") {
         let ok = (1..=32).contains(&ladder.len())
-            && ladder.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+            && ladder
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
         if ok {
             filter.ladder = Some(ladder.to_owned());
         } else {
-            errors.push(FieldError::new("ladder", "must be a ladder id (1-32 of a-z, 0-9, -)"));
+            errors.push(FieldError::new(
+                "ladder",
+                "must be a ladder id (1-32 of a-z, 0-9, -)",
+            ));
         }
     }
     if let (Some(from), Some(to)) = (filter.from, filter.to)
@@ -89,7 +114,10 @@ async fn filters(ctx: &Context, query: &QueryParams, errors: &mut Vec<FieldError
         if (1..=64).contains(&player.len()) {
             filter.player_id = Some(admin::resolve_player(ctx, player.to_owned()).await?);
         } else {
-            errors.push(FieldError::new("player", "must be a username or a player id"));
+            errors.push(FieldError::new(
+                "player",
+                "must be a username or a player id",
+            ));
         }
     }
     Ok(filter)
@@ -109,7 +137,11 @@ async fn filters(ctx: &Context, query: &QueryParams, errors: &mut Vec<FieldError
     )
 )]
 #[get("/matches")]
-pub async fn list_matches(ctx: web::Data<Context>, _admin: Admin, query: QueryParams) -> Result<HttpResponse, Problem> {
+pub async fn list_matches(
+    ctx: web::Data<Context>,
+    _admin: Admin,
+    query: QueryParams,
+) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let page = query.pagination(&mut errors);
     let after = page.cursor(matches::decode_cursor, &mut errors);
@@ -135,7 +167,11 @@ pub async fn list_matches(ctx: web::Data<Context>, _admin: Admin, query: QueryPa
     )
 )]
 #[get("/matches/export")]
-pub async fn export(ctx: web::Data<Context>, _admin: Admin, query: QueryParams) -> Result<HttpResponse, Problem> {
+pub async fn export(
+    ctx: web::Data<Context>,
+    _admin: Admin,
+    query: QueryParams,
+) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let filter = filters(&ctx, &query, &mut errors).await?;
     if !errors.is_empty() {
@@ -162,7 +198,9 @@ pub async fn export(ctx: web::Data<Context>, _admin: Admin, query: QueryParams) 
         };
         Some((Ok::<_, Infallible>(bytes), following))
     });
-    Ok(HttpResponse::Ok().content_type("application/x-ndjson").streaming(body))
+    Ok(HttpResponse::Ok()
+        .content_type("application/x-ndjson")
+        .streaming(body))
 }
 
 /// One match with its full move list, clocks and rating changes.
@@ -178,7 +216,11 @@ pub async fn export(ctx: web::Data<Context>, _admin: Admin, query: QueryParams) 
     )
 )]
 #[get("/matches/{id}")]
-pub async fn match_detail(ctx: web::Data<Context>, _admin: Admin, id: web::Path<String>) -> Result<HttpResponse, Problem> {
+pub async fn match_detail(
+    ctx: web::Data<Context>,
+    _admin: Admin,
+    id: web::Path<String>,
+) -> Result<HttpResponse, Problem> {
     Ok(HttpResponse::Ok().json(admin::detail(&ctx, id.into_inner()).await?))
 }
 
@@ -203,15 +245,24 @@ pub struct PlayerQuery {
     )
 )]
 #[get("/players")]
-pub async fn search_players(ctx: web::Data<Context>, _admin: Admin, query: QueryParams) -> Result<HttpResponse, Problem> {
+pub async fn search_players(
+    ctx: web::Data<Context>,
+    _admin: Admin,
+    query: QueryParams,
+) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let page = query.pagination(&mut errors);
     let after = page.cursor(admin::decode_player_cursor, &mut errors);
     let prefix = query.get("query").unwrap_or_default().to_owned();
     let ok = (1..=24).contains(&prefix.len())
-        && prefix.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        && prefix
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     if !ok {
-        errors.push(FieldError::new("query", "must be 1 to 24 of A-Z a-z 0-9 _ -"));
+        errors.push(FieldError::new(
+            "query",
+            "must be 1 to 24 of A-Z a-z 0-9 _ -",
+        ));
     }
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());
@@ -251,6 +302,7 @@ pub async fn player_matches(
         .await
         .map_err(Error::from)?
         .ok_or(Error::NotFound("player"))?;
-    let list = matches::list_for_player(&ctx, player.id, Some("finished"), after, page.limit).await?;
+    let list =
+        matches::list_for_player(&ctx, player.id, Some("finished"), after, page.limit).await?;
     Ok(HttpResponse::Ok().json(list))
 }

@@ -115,7 +115,12 @@ pub async fn resolve_player(ctx: &Context, name_or_id: String) -> Result<String>
 ///
 /// # Errors
 /// Store failures.
-pub async fn list(ctx: &Context, filter: MatchFilter, after: Option<(i64, String)>, limit: u32) -> Result<Page<AdminMatch>> {
+pub async fn list(
+    ctx: &Context,
+    filter: MatchFilter,
+    after: Option<(i64, String)>,
+    limit: u32,
+) -> Result<Page<AdminMatch>> {
     let fetch = i64::from(limit) + 1;
     let (mut rows, names) = ctx
         .db
@@ -130,7 +135,10 @@ pub async fn list(ctx: &Context, filter: MatchFilter, after: Option<(i64, String
     let next_cursor = more
         .then(|| rows.last().map(|r| encode_cursor(r.created_at, &r.id)))
         .flatten();
-    let items = rows.iter().map(|r| admin_match(r, &names)).collect::<Result<_>>()?;
+    let items = rows
+        .iter()
+        .map(|r| admin_match(r, &names))
+        .collect::<Result<_>>()?;
     Ok(Page { items, next_cursor })
 }
 
@@ -255,7 +263,12 @@ pub struct AdminPlayer {
 ///
 /// # Errors
 /// Store failures.
-pub async fn players(ctx: &Context, prefix: String, after: Option<String>, limit: u32) -> Result<Page<AdminPlayer>> {
+pub async fn players(
+    ctx: &Context,
+    prefix: String,
+    after: Option<String>,
+    limit: u32,
+) -> Result<Page<AdminPlayer>> {
     let fetch = i64::from(limit) + 1;
     let key = prefix.to_ascii_lowercase();
     let mut rows = ctx
@@ -265,7 +278,10 @@ pub async fn players(ctx: &Context, prefix: String, after: Option<String>, limit
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let next_cursor = more
-        .then(|| rows.last().map(|r| super::cursor::encode(&[&r.username_key])))
+        .then(|| {
+            rows.last()
+                .map(|r| super::cursor::encode(&[&r.username_key]))
+        })
         .flatten();
     Ok(Page {
         items: rows
@@ -375,7 +391,8 @@ pub async fn export_batch(
                     created_at: m.created_at,
                     finished_at: m.finished_at,
                 };
-                let mut line = serde_json::to_string(&record).map_err(|e| Error::Internal(e.to_string()))?;
+                let mut line =
+                    serde_json::to_string(&record).map_err(|e| Error::Internal(e.to_string()))?;
                 line.push('\n');
                 lines.push(line);
             }

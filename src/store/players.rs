@@ -123,7 +123,11 @@ pub fn by_prefix(
                 })
                 .collect();
             players::table
-                .filter(players::username_key.like(format!("{escaped}%")).escape('\\'))
+                .filter(
+                    players::username_key
+                        .like(format!("{escaped}%"))
+                        .escape('\\'),
+                )
                 .filter(players::username_key.gt(after))
                 .order(players::username_key.asc())
                 .select(PlayerRow::as_select())
@@ -132,7 +136,11 @@ pub fn by_prefix(
         }
         // A range on the binary-collated unique index.
         DbConnection::Sqlite(lite) => {
-            let start = if after.as_str() > prefix { after.clone() } else { prefix.to_owned() };
+            let start = if after.as_str() > prefix {
+                after.clone()
+            } else {
+                prefix.to_owned()
+            };
             let mut query = players::table
                 .filter(players::username_key.ge(start))
                 .filter(players::username_key.gt(after))

@@ -5,6 +5,7 @@
 mod helpers;
 
 mod accounts;
+mod admin;
 mod conventions;
 mod dropouts;
 mod matches;
