@@ -357,7 +357,7 @@ both_backends! {
         app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
         let list = app.get("/api/v1/players/HISTO/matches", Some(&x.token)).await;
         list.expect(200);
-        assert_eq!(ids(&list.body), [done.clone()]);
+        assert_eq!(ids(&list.body), [done]);
         assert_eq!(list.body["items"][0]["winner"], "x");
         app.get("/api/v1/players/nobody_at_all/matches", Some(&x.token)).await.expect_problem(404, "not_found");
         app.get("/api/v1/players/histo/matches", None).await.expect_problem(401, "unauthorized");
