@@ -30,6 +30,11 @@ enum Command {
     Openapi,
     /// Count move sequences from the empty board (perft) and time the move generator.
     Perft(uttt::cli::perft::PerftArgs),
+    /// Benchmarks that need the configured database and broker.
+    Bench {
+        #[command(subcommand)]
+        command: BenchCommand,
+    },
     /// Re-play an admin export (NDJSON) through the rules; report records whose result does not follow.
     Replay(uttt::cli::replay::ReplayArgs),
     /// Exit 0 when the server at `UTTT_BIND` answers `/readyz` with 200 (for container health checks).
@@ -39,6 +44,12 @@ enum Command {
         #[command(subcommand)]
         command: AdminCommand,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// Queue tickets of spread ratings and time the pairing rounds until all are paired.
+    Pairing(uttt::cli::pairing_bench::PairingBenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,6 +83,14 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Healthcheck => healthcheck(),
         Command::Perft(args) => uttt::cli::perft::run(&args, &mut std::io::stdout().lock()),
+        Command::Bench { command } => {
+            let config = load_config()?;
+            match command {
+                BenchCommand::Pairing(args) => actix_web::rt::System::new().block_on(
+                    uttt::cli::pairing_bench::run(config, &args, &mut std::io::stdout().lock()),
+                ),
+            }
+        }
         Command::Replay(args) => {
             if uttt::cli::replay::run(&args, &mut std::io::stdout().lock())? {
                 Ok(())
@@ -119,8 +138,7 @@ fn serve() -> anyhow::Result<()> {
     actix_web::rt::System::new().block_on(async move {
         let ctx = uttt::server::context(config, Arc::new(SystemTime)).await?;
         let bound = uttt::server::bind(ctx)?;
-        bound.server.await?;
-        Ok(())
+        uttt::server::serve_until_signal(bound).await
     })
 }
 

@@ -20,6 +20,9 @@ use crate::service::tokens::Tokens;
 use crate::store::Db;
 use crate::time::TimeSource;
 
+/// How long in-flight requests get to finish after SIGTERM.
+const SHUTDOWN_GRACE_SECS: u64 = 20;
+
 /// Name of the generated secret in the data folder.
 const SECRET_FILE: &str = "jwt-secret";
 
@@ -69,6 +72,7 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
         metrics: Arc::new(Metrics::default()),
         signals: Arc::default(),
         instance: crate::ids::record_id().into(),
+        shutdown: crate::service::Shutdown::default(),
     })
 }
 
@@ -81,13 +85,41 @@ pub fn bind(ctx: Context) -> anyhow::Result<Bound> {
         .with_context(|| format!("binding {}", ctx.config.bind))?;
     let addr = listener.local_addr()?;
     let data = web::Data::new(ctx.clone());
+    // Signals are handled by `serve_until_signal`, so streams and workers can be told first.
     let server = HttpServer::new(move || crate::http::app(data.clone()))
         .workers(ctx.config.http_workers)
+        .disable_signals()
+        .shutdown_timeout(SHUTDOWN_GRACE_SECS)
         .listen(listener)?
         .run();
     crate::worker::start(&ctx);
     tracing::info!(%addr, "listening");
     Ok(Bound { addr, ctx, server })
+}
+
+/// Runs a bound server until SIGTERM or SIGINT, then shuts down gracefully:
+/// stop accepting connections, close event streams with a retry hint, let
+/// in-flight requests (and their transactions) finish, stop the workers
+/// (which release their broker locks at the end of the current tick).
+///
+/// # Errors
+/// The server fails, or signals cannot be installed.
+pub async fn serve_until_signal(bound: Bound) -> anyhow::Result<()> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let handle = bound.server.handle();
+    let shutdown = bound.ctx.shutdown.clone();
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    let server = tokio::spawn(bound.server);
+    tokio::select! {
+        _ = term.recv() => tracing::info!("SIGTERM: shutting down"),
+        _ = int.recv() => tracing::info!("SIGINT: shutting down"),
+    }
+    shutdown.trigger();
+    handle.stop(true).await;
+    server.await??;
+    tracing::info!("stopped");
+    Ok(())
 }
 
 /// Reads the secret kept in the data folder, or makes one.

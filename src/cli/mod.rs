@@ -2,6 +2,7 @@
 //! their output. Printing and timing live here, never in the pure layers.
 
 pub mod history_bench;
+pub mod pairing_bench;
 pub mod perft;
 pub mod replay;
 pub mod seed;

@@ -57,7 +57,11 @@ struct MatchStream {
     sent: i32,
     pending: VecDeque<Bytes>,
     keep_alive: tokio::time::Interval,
+    closing: bool,
 }
+
+/// Sent before a stream closes for a shutdown: reconnect in a second.
+const SHUTDOWN_FRAME: &[u8] = b"retry: 1000\n: server shutting down\n\n";
 
 impl MatchStream {
     fn push_state(&mut self, state: &MatchState) {
@@ -75,7 +79,15 @@ impl MatchStream {
             if let Some(bytes) = self.pending.pop_front() {
                 return Some(bytes);
             }
+            if self.closing {
+                return None;
+            }
             tokio::select! {
+                () = self.ctx.shutdown.wait() => {
+                    // The instance is going away: ask the client to reconnect soon (to another instance).
+                    self.closing = true;
+                    return Some(Bytes::from_static(SHUTDOWN_FRAME));
+                }
                 notice = matches::next_notice(&mut self.subscription) => match notice? {
                     Notice::Message(payload) => {
                         if let Some((version, json)) = parse_payload(&payload)
@@ -149,6 +161,7 @@ pub async fn match_events(
         subscription: feed.subscription,
         pending: VecDeque::from([Bytes::from(format!("retry: {RETRY_MS}\n\n"))]),
         keep_alive,
+        closing: false,
     };
     state.push_state(&feed.initial);
     let body = stream::unfold(state, |mut s| async move {
@@ -183,6 +196,7 @@ pub async fn my_events(
         subscription,
         first: Some(Bytes::from(format!("retry: {RETRY_MS}\n\n"))),
         keep_alive,
+        closing: false,
     };
     let body = stream::unfold(state, |mut s| async move {
         let bytes = s.next().await?;
@@ -197,6 +211,7 @@ struct PlayerStream {
     subscription: Subscription,
     first: Option<Bytes>,
     keep_alive: tokio::time::Interval,
+    closing: bool,
 }
 
 impl PlayerStream {
@@ -205,7 +220,14 @@ impl PlayerStream {
             return Some(bytes);
         }
         loop {
+            if self.closing {
+                return None;
+            }
             tokio::select! {
+                () = self.ctx.shutdown.wait() => {
+                    self.closing = true;
+                    return Some(Bytes::from_static(SHUTDOWN_FRAME));
+                }
                 notice = matches::next_notice(&mut self.subscription) => match notice? {
                     Notice::Message(payload) => {
                         if let Some((event, json)) = events::parse_payload(&payload) {

@@ -46,6 +46,42 @@ pub struct Context {
     pub signals: Arc<Signals>,
     /// This process's identity in broker locks.
     pub instance: Arc<str>,
+    /// Tells streams and workers that the instance is shutting down.
+    pub shutdown: Shutdown,
+}
+
+/// The instance's shutdown signal: once triggered, event streams close with a
+/// retry hint and workers stop after their current tick.
+#[derive(Debug, Clone)]
+pub struct Shutdown {
+    sender: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Default for Shutdown {
+    fn default() -> Self {
+        Shutdown {
+            sender: Arc::new(tokio::sync::watch::channel(false).0),
+        }
+    }
+}
+
+impl Shutdown {
+    /// Starts the shutdown.
+    pub fn trigger(&self) {
+        self.sender.send_replace(true);
+    }
+
+    /// Whether the shutdown has started.
+    pub fn is_triggered(&self) -> bool {
+        *self.sender.borrow()
+    }
+
+    /// Resolves once the shutdown has started.
+    pub async fn wait(&self) {
+        let mut rx = self.sender.subscribe();
+        // An error means the sender is gone, which only happens at exit.
+        let _ = rx.wait_for(|down| *down).await;
+    }
 }
 
 /// Lets a use case wake a local worker at once instead of at its next poll.

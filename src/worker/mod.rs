@@ -40,24 +40,30 @@ pub fn start(ctx: &Context) {
         let ctx = ctx.clone();
         tokio::spawn(async move {
             let every = ctx.config.matchmaking.round_every;
-            loop {
+            while !ctx.shutdown.is_triggered() {
                 if let Err(err) = pairing::tick(&ctx).await {
                     tracing::warn!(worker = "pairing", error = %err, "round failed");
                 }
                 let signals = ctx.signals.clone();
-                let _ = tokio::time::timeout(every, signals.pairing.notified()).await;
+                tokio::select! {
+                    _ = tokio::time::timeout(every, signals.pairing.notified()) => {}
+                    () = ctx.shutdown.wait() => {}
+                }
             }
         });
     }
     if enabled.cpu {
         let ctx = ctx.clone();
         tokio::spawn(async move {
-            loop {
+            while !ctx.shutdown.is_triggered() {
                 if let Err(err) = cpu::tick(&ctx).await {
                     tracing::warn!(worker = "cpu mover", error = %err, "tick failed");
                 }
                 let signals = ctx.signals.clone();
-                let _ = tokio::time::timeout(CPU_POLL_EVERY, signals.cpu.notified()).await;
+                tokio::select! {
+                    _ = tokio::time::timeout(CPU_POLL_EVERY, signals.cpu.notified()) => {}
+                    () = ctx.shutdown.wait() => {}
+                }
             }
         });
     }
@@ -72,7 +78,10 @@ where
         let mut interval = tokio::time::interval(every);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            interval.tick().await;
+            tokio::select! {
+                _ = interval.tick() => {}
+                () = ctx.shutdown.wait() => return,
+            }
             if let Err(err) = tick(ctx.clone()).await {
                 tracing::warn!(worker = name, error = %err, "tick failed");
             }

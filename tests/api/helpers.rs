@@ -508,6 +508,26 @@ impl EventStream {
         }
     }
 
+    /// Whether the server closes the stream within `timeout` (frames before the end are dropped).
+    pub async fn closes_within(&mut self, timeout: Duration) -> bool {
+        use futures_util::StreamExt;
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            match tokio::time::timeout_at(deadline, self.response.next()).await {
+                Err(_) => return false,
+                Ok(None) => return true,
+                Ok(Some(chunk)) => self
+                    .buffer
+                    .push_str(&String::from_utf8_lossy(&chunk.expect("stream chunk"))),
+            }
+        }
+    }
+
+    /// Everything received and not yet consumed.
+    pub fn buffered(&self) -> &str {
+        &self.buffer
+    }
+
     /// The next event (skipping comments and `retry:`), or `None` after `timeout`.
     pub async fn next_event(&mut self, timeout: Duration) -> Option<SseEvent> {
         let deadline = tokio::time::Instant::now() + timeout;

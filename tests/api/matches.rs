@@ -502,3 +502,27 @@ async fn a_stream_on_one_instance_sees_a_move_made_on_another() {
     );
     let _ = addr("4.4");
 }
+
+#[actix_web::test]
+async fn on_shutdown_event_streams_close_with_a_retry_hint() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let (x, o) = (app.register("shx").await, app.register("sho").await);
+    let id = app.room_match(&x, &o, 2, NO_CLOCK()).await;
+    let mut stream = EventStream::open(
+        &app,
+        &format!("/api/v1/matches/{id}/events"),
+        &o.token,
+        None,
+    )
+    .await;
+    let mut mine = EventStream::open(&app, "/api/v1/me/events", &o.token, None).await;
+    stream.state_where(Duration::from_secs(5), |_| true).await;
+    app.ctx.shutdown.trigger();
+    for s in [&mut stream, &mut mine] {
+        assert!(
+            s.closes_within(Duration::from_secs(5)).await,
+            "the stream is closed"
+        );
+        assert!(s.buffered().contains("retry: 1000\n"), "{:?}", s.buffered());
+    }
+}
