@@ -23,6 +23,7 @@ pub struct MemoryBroker {
     presence: Mutex<HashMap<String, (i64, Instant)>>,
     queue: Mutex<QueueState>,
     locks: Mutex<HashMap<String, (String, Instant)>>,
+    restored: std::sync::atomic::AtomicBool,
 }
 
 /// The matchmaking queue held in memory.
@@ -136,6 +137,17 @@ impl Presence for MemoryBroker {
 }
 
 impl MatchQueue for MemoryBroker {
+    fn is_restored(&self) -> BoxFuture<'_, BrokerResult<bool>> {
+        let restored = self.restored.load(std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async move { Ok(restored) })
+    }
+
+    fn mark_restored(&self) -> BoxFuture<'_, BrokerResult<()>> {
+        self.restored
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        Box::pin(async { Ok(()) })
+    }
+
     fn enqueue<'a>(&'a self, ticket: &'a Ticket) -> BoxFuture<'a, BrokerResult<Enqueued>> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
         q.sweep(Instant::now());

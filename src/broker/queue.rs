@@ -90,6 +90,11 @@ pub enum Cancelled {
 /// The matchmaking queue: a set per ladder ordered by rating, a record per
 /// ticket, one live ticket per player. Pairing claims two tickets atomically.
 pub trait MatchQueue: Send + Sync {
+    /// Whether the queue still holds what was put in it since it was last
+    /// marked restored (a Redis restart without persistence empties it).
+    fn is_restored(&self) -> BoxFuture<'_, BrokerResult<bool>>;
+    /// Marks the queue as holding every queued ticket.
+    fn mark_restored(&self) -> BoxFuture<'_, BrokerResult<()>>;
     /// Adds a ticket unless the player already holds a queued one.
     fn enqueue<'a>(&'a self, ticket: &'a Ticket) -> BoxFuture<'a, BrokerResult<Enqueued>>;
     /// Reads a ticket.

@@ -135,6 +135,21 @@ fn ms(d: Duration) -> u64 {
 }
 
 impl MatchQueue for RedisBroker {
+    fn is_restored(&self) -> BoxFuture<'_, BrokerResult<bool>> {
+        Box::pin(async move {
+            let mut conn = self.connection();
+            Ok(conn.exists(self.key("mm:restored")).await?)
+        })
+    }
+
+    fn mark_restored(&self) -> BoxFuture<'_, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.connection();
+            let _: () = conn.set(self.key("mm:restored"), 1).await?;
+            Ok(())
+        })
+    }
+
     fn enqueue<'a>(&'a self, ticket: &'a Ticket) -> BoxFuture<'a, BrokerResult<Enqueued>> {
         Box::pin(async move {
             let mut conn = self.connection();

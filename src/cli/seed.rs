@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::time::Instant;
 
-use diesel::{Connection, RunQueryDsl};
+use diesel::{Connection, ExpressionMethods, RunQueryDsl};
 
 use crate::cpu::Rng;
 use crate::rules::{Depth, MoveList, Position, Seat, Status};
@@ -14,7 +14,7 @@ use crate::service::matches::record::{Mode, seat_str};
 use crate::store::matches::{MatchRow, MoveRow};
 use crate::store::players::PlayerRow;
 use crate::store::ratings::RatingChangeRow;
-use crate::store::schema::{matches, moves, players, rating_changes};
+use crate::store::schema::{match_players, matches, moves, players, rating_changes};
 use crate::store::{Db, DbConnection};
 
 /// Arguments of `uttt admin seed`.
@@ -40,6 +40,8 @@ const MAX_PARAMS: usize = 60_000;
 
 struct Batch {
     matches: Vec<MatchRow>,
+    /// `(match, seat, player, created_at)` of every seated player.
+    seats: Vec<(String, &'static str, String, i64)>,
     moves: Vec<MoveRow>,
     changes: Vec<RatingChangeRow>,
 }
@@ -60,6 +62,22 @@ fn write(conn: &mut DbConnection, batch: &Batch) -> anyhow::Result<()> {
             $c.transaction(|c| {
                 insert_chunked(&batch.matches, 30, |rows| {
                     diesel::insert_into(matches::table).values(rows).execute(c)
+                })?;
+                insert_chunked(&batch.seats, 4, |rows| {
+                    let values: Vec<_> = rows
+                        .iter()
+                        .map(|(m, seat, p, at)| {
+                            (
+                                match_players::match_id.eq(m),
+                                match_players::seat.eq(*seat),
+                                match_players::player_id.eq(p),
+                                match_players::created_at.eq(*at),
+                            )
+                        })
+                        .collect();
+                    diesel::insert_into(match_players::table)
+                        .values(&values)
+                        .execute(c)
                 })?;
                 insert_chunked(&batch.moves, 7, |rows| {
                     diesel::insert_into(moves::table).values(rows).execute(c)
@@ -141,6 +159,7 @@ pub fn run(
         let n = (args.matches - done).min(args.batch as u64);
         let mut batch = Batch {
             matches: Vec::with_capacity(n as usize),
+            seats: Vec::with_capacity(2 * n as usize),
             moves: Vec::new(),
             changes: Vec::new(),
         };
@@ -240,6 +259,13 @@ pub fn run(
                         volatility_after: 0.06,
                         created_at: row.finished_at.unwrap_or(created_at),
                     });
+                }
+            }
+            for (seat, player) in [("x", &row.x_player_id), ("o", &row.o_player_id)] {
+                if let Some(player) = player {
+                    batch
+                        .seats
+                        .push((row.id.clone(), seat, player.clone(), row.created_at));
                 }
             }
             batch.matches.push(row);

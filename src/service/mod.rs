@@ -91,6 +91,8 @@ pub struct Signals {
     pub cpu: tokio::sync::Notify,
     /// A ticket joined a queue.
     pub pairing: tokio::sync::Notify,
+    /// When the pairing worker last reconciled broker claims with the database (game time).
+    pub last_reconcile: std::sync::atomic::AtomicI64,
 }
 
 impl std::fmt::Debug for Context {

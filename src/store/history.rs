@@ -3,7 +3,7 @@
 use diesel::prelude::*;
 
 use super::matches::{MatchRow, MoveRow};
-use super::schema::{matches, moves};
+use super::schema::{match_players, matches, moves};
 use super::{DbConnection, StoreError};
 
 /// The filters of the admin match list; `None` means any.
@@ -38,49 +38,70 @@ pub fn search(
     after: Option<(i64, String)>,
     limit: i64,
 ) -> Result<Vec<MatchRow>, StoreError> {
-    let mut query = matches::table
-        .select(MatchRow::as_select())
-        .order((matches::created_at.desc(), matches::id.desc()))
-        .limit(limit)
-        .into_boxed();
-    if let Some(player) = &filter.player_id {
-        query = query.filter(
-            matches::x_player_id
-                .eq(player.clone())
-                .or(matches::o_player_id.eq(player.clone())),
-        );
+    // The filters on the match row itself, shared by both query shapes below.
+    macro_rules! row_filters {
+        ($query:ident) => {
+            if let Some(ladder) = &filter.ladder {
+                $query = $query.filter(matches::ladder.eq(ladder.clone()));
+            }
+            if let Some(mode) = &filter.mode {
+                $query = $query.filter(matches::mode.eq(mode.clone()));
+            }
+            if let Some(status) = &filter.status {
+                $query = $query.filter(matches::status.eq(status.clone()));
+            }
+            match filter.result.as_deref() {
+                Some("draw") => $query = $query.filter(matches::reason.eq("draw")),
+                Some(seat) => $query = $query.filter(matches::winner.eq(seat.to_owned())),
+                None => {}
+            }
+            if let Some(reason) = &filter.reason {
+                $query = $query.filter(matches::reason.eq(reason.clone()));
+            }
+        };
     }
-    if let Some(ladder) = &filter.ladder {
-        query = query.filter(matches::ladder.eq(ladder.clone()));
+    // The time range and the keyset, on the column the query walks in order.
+    macro_rules! keyset {
+        ($query:ident, $at:expr, $id:expr) => {
+            if let Some(from) = filter.from {
+                $query = $query.filter($at.ge(from));
+            }
+            if let Some(to) = filter.to {
+                $query = $query.filter($at.lt(to));
+            }
+            if let Some((created_at, id)) = after {
+                $query = $query.filter($at.lt(created_at).or($at.eq(created_at).and($id.lt(id))));
+            }
+        };
     }
-    if let Some(mode) = &filter.mode {
-        query = query.filter(matches::mode.eq(mode.clone()));
-    }
-    if let Some(status) = &filter.status {
-        query = query.filter(matches::status.eq(status.clone()));
-    }
-    match filter.result.as_deref() {
-        Some("draw") => query = query.filter(matches::reason.eq("draw")),
-        Some(seat) => query = query.filter(matches::winner.eq(seat.to_owned())),
-        None => {}
-    }
-    if let Some(reason) = &filter.reason {
-        query = query.filter(matches::reason.eq(reason.clone()));
-    }
-    if let Some(from) = filter.from {
-        query = query.filter(matches::created_at.ge(from));
-    }
-    if let Some(to) = filter.to {
-        query = query.filter(matches::created_at.lt(to));
-    }
-    if let Some((created_at, id)) = after {
-        query = query.filter(
-            matches::created_at
-                .lt(created_at)
-                .or(matches::created_at.eq(created_at).and(matches::id.lt(id))),
-        );
-    }
-    Ok(query.load(conn)?)
+    Ok(match &filter.player_id {
+        // A player's matches come from their own index, newest first.
+        Some(player) => {
+            let mut query = match_players::table
+                .inner_join(matches::table)
+                .filter(match_players::player_id.eq(player.clone()))
+                .select(MatchRow::as_select())
+                .order((
+                    match_players::created_at.desc(),
+                    match_players::match_id.desc(),
+                ))
+                .limit(limit)
+                .into_boxed();
+            row_filters!(query);
+            keyset!(query, match_players::created_at, match_players::match_id);
+            query.load(conn)?
+        }
+        None => {
+            let mut query = matches::table
+                .select(MatchRow::as_select())
+                .order((matches::created_at.desc(), matches::id.desc()))
+                .limit(limit)
+                .into_boxed();
+            row_filters!(query);
+            keyset!(query, matches::created_at, matches::id);
+            query.load(conn)?
+        }
+    })
 }
 
 /// The moves of several matches, grouped in match order then ply order.

@@ -2,7 +2,7 @@
 
 use diesel::prelude::*;
 
-use super::schema::{matches, moves, players};
+use super::schema::{match_players, matches, moves, players};
 use super::{DbConnection, StoreError};
 
 /// A stored match, read and written whole: a use case loads it under a lock,
@@ -100,6 +100,18 @@ pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError>
     diesel::insert_into(matches::table)
         .values(row)
         .execute(conn)?;
+    for (seat, player) in [("x", &row.x_player_id), ("o", &row.o_player_id)] {
+        if let Some(player) = player {
+            diesel::insert_into(match_players::table)
+                .values((
+                    match_players::match_id.eq(&row.id),
+                    match_players::seat.eq(seat),
+                    match_players::player_id.eq(player),
+                    match_players::created_at.eq(row.created_at),
+                ))
+                .execute(conn)?;
+        }
+    }
     Ok(())
 }
 
@@ -232,14 +244,14 @@ pub fn for_player(
     after: Option<(i64, String)>,
     limit: i64,
 ) -> Result<Vec<MatchRow>, StoreError> {
-    let mut query = matches::table
-        .filter(
-            matches::x_player_id
-                .eq(player_id)
-                .or(matches::o_player_id.eq(player_id)),
-        )
+    let mut query = match_players::table
+        .inner_join(matches::table)
+        .filter(match_players::player_id.eq(player_id.to_owned()))
         .select(MatchRow::as_select())
-        .order((matches::created_at.desc(), matches::id.desc()))
+        .order((
+            match_players::created_at.desc(),
+            match_players::match_id.desc(),
+        ))
         .limit(limit)
         .into_boxed();
     if let Some(status) = status {
@@ -247,9 +259,11 @@ pub fn for_player(
     }
     if let Some((created_at, id)) = after {
         query = query.filter(
-            matches::created_at
+            match_players::created_at
                 .lt(created_at)
-                .or(matches::created_at.eq(created_at).and(matches::id.lt(id))),
+                .or(match_players::created_at
+                    .eq(created_at)
+                    .and(match_players::match_id.lt(id))),
         );
     }
     Ok(query.load(conn)?)

@@ -10,6 +10,7 @@ pub mod ratings;
 pub mod refresh_tokens;
 pub mod rooms;
 pub mod schema;
+pub mod tickets;
 
 use std::time::Duration;
 

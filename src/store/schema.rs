@@ -130,3 +130,29 @@ diesel::table! {
 
 diesel::joinable!(ratings -> players (player_id));
 diesel::allow_tables_to_appear_in_same_query!(ratings, players);
+
+diesel::table! {
+    tickets (id) {
+        id -> Text,
+        player_id -> Text,
+        ladder -> Text,
+        rating -> Double,
+        status -> Text,
+        match_id -> Nullable<Text>,
+        reason -> Nullable<Text>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    match_players (match_id, seat) {
+        match_id -> Text,
+        seat -> Text,
+        player_id -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::joinable!(match_players -> matches (match_id));
+diesel::allow_tables_to_appear_in_same_query!(match_players, matches);

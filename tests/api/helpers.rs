@@ -288,6 +288,10 @@ impl TestApp {
 
     /// Starts a server from an edited configuration.
     pub async fn start(config: TestConfig) -> TestApp {
+        // `TEST_LOG=1` shows the servers' logs (filtered by RUST_LOG).
+        if std::env::var("TEST_LOG").is_ok() {
+            uttt::telemetry::init(uttt::config::LogFormat::Human);
+        }
         let time = ManualTime::new(chrono::Utc::now().timestamp_millis());
         let (address, ctx, server) = start_instance(config.config.clone(), time.clone()).await;
         TestApp {

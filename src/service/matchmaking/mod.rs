@@ -12,6 +12,7 @@ use crate::ids;
 use crate::rules::{Depth, Seat};
 use crate::store::matches::{self as match_store, MatchRow};
 use crate::store::ratings;
+use crate::store::tickets::{self, TicketRow};
 use crate::time::{Millis, rfc3339};
 
 use super::accounts::Player;
@@ -73,10 +74,11 @@ fn active_ranked(conn: &mut crate::store::DbConnection, player_id: &str) -> Resu
     Ok(rows.into_iter().find(|r| r.mode == "ranked").map(|r| r.id))
 }
 
-/// Queues `player` on `ladder`.
+/// Queues `player` on `ladder`. The ticket is recorded in the database
+/// first, then put in the broker's queue.
 ///
 /// # Errors
-/// `NotFound` for an unknown ladder; `in_active_match`; `already_queued`.
+/// `in_active_match`; `already_queued`.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn create_ticket(
     ctx: &Context,
@@ -84,13 +86,32 @@ pub async fn create_ticket(
     ladder: &LadderConfig,
 ) -> Result<TicketView> {
     let now = ctx.time.now_ms();
-    let (pid, lid) = (player.id.clone(), ladder.id.clone());
-    let (active, rating) = ctx
+    let id = ids::record_id();
+    let (pid, lid, tid) = (player.id.clone(), ladder.id.clone(), id.clone());
+    let (active, waiting, rating) = ctx
         .db
         .write(move |conn| -> Result<_> {
             let active = active_ranked(conn, &pid)?;
+            // A ticket being paired right now is still queued here until its match commits.
+            let waiting = tickets::queued_for_player(conn, &pid)?;
             let rating = ladders::ensure(conn, &pid, &lid, now)?;
-            Ok((active, rating))
+            if active.is_none() && waiting.is_none() {
+                tickets::insert(
+                    conn,
+                    &TicketRow {
+                        id: tid,
+                        player_id: pid,
+                        ladder: lid,
+                        rating: rating.rating,
+                        status: TicketStatus::Queued.as_str().into(),
+                        match_id: None,
+                        reason: None,
+                        created_at: now,
+                        updated_at: now,
+                    },
+                )?;
+            }
+            Ok((active, waiting, rating))
         })
         .await?;
     if let Some(match_id) = active {
@@ -100,8 +121,15 @@ pub async fn create_ticket(
             Some(("match_id", match_id)),
         ));
     }
+    if let Some(ticket_id) = waiting {
+        return Err(Error::conflict(
+            "already_queued",
+            "you already hold a queued ticket; cancel it first",
+            Some(("ticket_id", ticket_id)),
+        ));
+    }
     let ticket = Ticket {
-        id: ids::record_id(),
+        id,
         player_id: player.id.clone(),
         ladder: ladder.id.clone(),
         rating: rating.rating,
@@ -113,7 +141,13 @@ pub async fn create_ticket(
         last_x_at: rating.last_x_at,
         last_opponent: rating.last_opponent_id,
     };
-    match ctx.broker.enqueue(&ticket).await? {
+    let enqueued = ctx.broker.enqueue(&ticket).await;
+    if !matches!(enqueued, Ok(Enqueued::Queued)) {
+        // The ticket never reached the queue: forget it.
+        let tid = ticket.id.clone();
+        ctx.db.run(move |conn| tickets::delete(conn, &tid)).await?;
+    }
+    match enqueued? {
         Enqueued::Queued => {
             ctx.signals.pairing.notify_one();
             tracing::info!(ticket.id = %ticket.id, ladder = %ladder.id, "queued");
@@ -127,20 +161,62 @@ pub async fn create_ticket(
     }
 }
 
-async fn owned_ticket(ctx: &Context, player: &Player, id: &str) -> Result<Ticket> {
-    ctx.broker
-        .ticket(id)
+/// The ticket's durable record, if it is the player's.
+async fn owned_row(ctx: &Context, player: &Player, id: &str) -> Result<TicketRow> {
+    let tid = id.to_owned();
+    ctx.db
+        .run(move |conn| tickets::get(conn, &tid))
         .await?
         .filter(|t| t.player_id == player.id)
         .ok_or(Error::NotFound("ticket"))
 }
 
+/// A ticket as the broker should hold it, rebuilt from its record.
+async fn from_row(ctx: &Context, row: &TicketRow) -> Result<Ticket> {
+    let (pid, lid) = (row.player_id.clone(), row.ladder.clone());
+    let rating = ctx
+        .db
+        .run(move |conn| ratings::get(conn, &pid, &lid))
+        .await?;
+    Ok(Ticket {
+        id: row.id.clone(),
+        player_id: row.player_id.clone(),
+        ladder: row.ladder.clone(),
+        rating: row.rating,
+        created_at: row.created_at,
+        seen_at: ctx.time.now_ms(),
+        status: TicketStatus::parse(&row.status).unwrap_or(TicketStatus::Cancelled),
+        match_id: row.match_id.clone(),
+        reason: row.reason.clone(),
+        last_x_at: rating.as_ref().and_then(|r| r.last_x_at),
+        last_opponent: rating.and_then(|r| r.last_opponent_id),
+    })
+}
+
 /// The player's ticket; reading it shows the player is still waiting.
+/// A queued ticket the broker lost (a Redis restart) goes back in the queue.
 ///
 /// # Errors
 /// `NotFound` (also for someone else's ticket).
 pub async fn get_ticket(ctx: &Context, player: &Player, id: &str) -> Result<TicketView> {
-    let ticket = owned_ticket(ctx, player, id).await?;
+    let row = owned_row(ctx, player, id).await?;
+    let queued_in_db = row.status == TicketStatus::Queued.as_str();
+    let ticket = match ctx.broker.ticket(id).await? {
+        // Claimed but not yet committed: it is matched once its match exists.
+        Some(t) if t.status == TicketStatus::Matched && queued_in_db => Ticket {
+            status: TicketStatus::Queued,
+            match_id: None,
+            ..t
+        },
+        Some(t) => t,
+        None if queued_in_db => {
+            let ticket = from_row(ctx, &row).await?;
+            ctx.broker.enqueue(&ticket).await?;
+            tracing::info!(ticket.id = %id, "ticket put back in the queue");
+            ticket
+        }
+        None => from_row(ctx, &row).await?,
+    };
     ctx.broker.touch_ticket(id, ctx.time.now_ms()).await?;
     view(ctx, &ticket).await
 }
@@ -151,16 +227,25 @@ pub async fn get_ticket(ctx: &Context, player: &Player, id: &str) -> Result<Tick
 /// `NotFound`; `already_matched` (with the match) when pairing came first.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn cancel_ticket(ctx: &Context, player: &Player, id: &str) -> Result<()> {
-    owned_ticket(ctx, player, id).await?;
-    match ctx.broker.cancel(id, "cancelled").await? {
-        Cancelled::Cancelled | Cancelled::AlreadyCancelled => Ok(()),
-        Cancelled::AlreadyMatched(match_id) => Err(Error::conflict(
+    let row = owned_row(ctx, player, id).await?;
+    let outcome = ctx.broker.cancel(id, "cancelled").await?;
+    let matched = match (&outcome, row.match_id.clone()) {
+        (Cancelled::AlreadyMatched(match_id), _) => Some(match_id.clone()),
+        (Cancelled::Missing, Some(match_id)) => Some(match_id),
+        _ => None,
+    };
+    if let Some(match_id) = matched {
+        return Err(Error::conflict(
             "already_matched",
             "the ticket was already paired into a match",
             Some(("match_id", match_id)),
-        )),
-        Cancelled::Missing => Err(Error::NotFound("ticket")),
+        ));
     }
+    let (tid, now) = (id.to_owned(), ctx.time.now_ms());
+    ctx.db
+        .run(move |conn| tickets::mark_cancelled(conn, &tid, "cancelled", now))
+        .await?;
+    Ok(())
 }
 
 /// Notes that a player with an open event stream is still waiting.
@@ -216,10 +301,20 @@ pub async fn make_match(
         return Ok(None);
     }
     let (xp, op, lid) = (x.player_id.clone(), o.player_id.clone(), ladder.id.clone());
+    let (ta, tb) = (a.id.clone(), b.id.clone());
     let written = ctx
         .db
         .write(move |conn| -> Result<_> {
             match_store::insert(conn, &row)?;
+            for ticket in [&ta, &tb] {
+                if !tickets::mark_matched(conn, ticket, &row.id, now)? {
+                    return Err(Error::conflict(
+                        "ticket_gone",
+                        "a ticket left the queue",
+                        None,
+                    ));
+                }
+            }
             for (me, them, as_x) in [(&xp, &op, true), (&op, &xp, false)] {
                 let mut r = ladders::ensure(conn, me, &lid, now)?;
                 if as_x {
@@ -285,6 +380,75 @@ pub async fn round(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
     result
 }
 
+/// Puts every ticket the database holds as queued back into a broker that
+/// lost its queue (a Redis restart without persistence, or a restart of the
+/// in-process broker's server).
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn restore_queue(ctx: &Context) -> Result<usize> {
+    if ctx.broker.is_restored().await? {
+        return Ok(0);
+    }
+    let rows = ctx.db.run(|conn| tickets::queued(conn, 1_000_000)).await?;
+    let mut restored = 0;
+    for row in &rows {
+        let ticket = from_row(ctx, row).await?;
+        if ctx.broker.ticket(&ticket.id).await?.is_none()
+            && ctx.broker.enqueue(&ticket).await? == Enqueued::Queued
+        {
+            restored += 1;
+        }
+    }
+    ctx.broker.mark_restored().await?;
+    if restored > 0 {
+        tracing::warn!(
+            tickets = restored,
+            "matchmaking queue restored from the database"
+        );
+    }
+    Ok(restored)
+}
+
+/// How old a claim must be before a missing match counts as a crash.
+const STALE_CLAIM_MS: Millis = 30_000;
+
+/// Repairs the one gap between the broker and the database: a pair claimed
+/// in the broker whose match was never committed (the instance died in
+/// between). Such tickets, still queued in the database after
+/// [`STALE_CLAIM_MS`], go back in the queue.
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn reconcile_claims(ctx: &Context) -> Result<usize> {
+    let now = ctx.time.now_ms();
+    let rows = ctx.db.run(|conn| tickets::queued(conn, 10_000)).await?;
+    let mut released = 0;
+    for row in rows.iter().filter(|r| now - r.created_at > STALE_CLAIM_MS) {
+        let Some(ticket) = ctx.broker.ticket(&row.id).await? else {
+            continue;
+        };
+        let Some(match_id) = ticket
+            .match_id
+            .filter(|_| ticket.status == TicketStatus::Matched)
+        else {
+            continue;
+        };
+        let mid = match_id.clone();
+        if ctx
+            .db
+            .run(move |conn| match_store::get(conn, &mid))
+            .await?
+            .is_none()
+        {
+            ctx.broker.release_pair(&row.id, &row.id).await?;
+            tracing::warn!(ticket.id = %row.id, match.id = %match_id, "claim without a match released");
+            released += 1;
+        }
+    }
+    Ok(released)
+}
+
 async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
     let now = ctx.time.now_ms();
     let abandon =
@@ -294,6 +458,10 @@ async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
     for ticket in ctx.broker.queued(&ladder.id).await? {
         if now - ticket.seen_at > abandon {
             if ctx.broker.cancel(&ticket.id, "abandoned").await? == Cancelled::Cancelled {
+                let tid = ticket.id.clone();
+                ctx.db
+                    .run(move |conn| tickets::mark_cancelled(conn, &tid, "abandoned", now))
+                    .await?;
                 round.abandoned += 1;
             }
         } else {

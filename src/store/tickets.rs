@@ -1,0 +1,135 @@
+//! Queries on `tickets`, the durable record behind the broker's queue.
+
+use diesel::prelude::*;
+
+use super::schema::tickets;
+use super::{DbConnection, StoreError};
+
+/// A stored ticket.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, PartialEq)]
+#[diesel(table_name = tickets)]
+pub struct TicketRow {
+    /// Opaque id (the broker's ticket id).
+    pub id: String,
+    /// Who queued.
+    pub player_id: String,
+    /// On which ladder.
+    pub ladder: String,
+    /// Rating when queued.
+    pub rating: f64,
+    /// `queued`, `matched` or `cancelled`.
+    pub status: String,
+    /// The match, once paired.
+    pub match_id: Option<String>,
+    /// Why it was cancelled.
+    pub reason: Option<String>,
+    /// Epoch ms (game time).
+    pub created_at: i64,
+    /// Epoch ms.
+    pub updated_at: i64,
+}
+
+/// Inserts a ticket.
+///
+/// # Errors
+/// Database errors.
+pub fn insert(conn: &mut DbConnection, row: &TicketRow) -> Result<(), StoreError> {
+    diesel::insert_into(tickets::table)
+        .values(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Reads a ticket.
+///
+/// # Errors
+/// Database errors.
+pub fn get(conn: &mut DbConnection, id: &str) -> Result<Option<TicketRow>, StoreError> {
+    Ok(tickets::table
+        .find(id)
+        .select(TicketRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Deletes a ticket that never made it into the queue.
+///
+/// # Errors
+/// Database errors.
+pub fn delete(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+    diesel::delete(tickets::table.find(id)).execute(conn)?;
+    Ok(())
+}
+
+/// Marks a queued ticket matched into `match_id`; returns whether it was queued.
+///
+/// # Errors
+/// Database errors.
+pub fn mark_matched(
+    conn: &mut DbConnection,
+    id: &str,
+    match_id: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    Ok(
+        diesel::update(tickets::table.find(id).filter(tickets::status.eq("queued")))
+            .set((
+                tickets::status.eq("matched"),
+                tickets::match_id.eq(match_id),
+                tickets::updated_at.eq(now),
+            ))
+            .execute(conn)?
+            == 1,
+    )
+}
+
+/// Marks a queued ticket cancelled with `reason`.
+///
+/// # Errors
+/// Database errors.
+pub fn mark_cancelled(
+    conn: &mut DbConnection,
+    id: &str,
+    reason: &str,
+    now: i64,
+) -> Result<bool, StoreError> {
+    Ok(
+        diesel::update(tickets::table.find(id).filter(tickets::status.eq("queued")))
+            .set((
+                tickets::status.eq("cancelled"),
+                tickets::reason.eq(reason),
+                tickets::updated_at.eq(now),
+            ))
+            .execute(conn)?
+            == 1,
+    )
+}
+
+/// Every queued ticket (to put back into a broker that lost its queue).
+///
+/// # Errors
+/// Database errors.
+pub fn queued(conn: &mut DbConnection, limit: i64) -> Result<Vec<TicketRow>, StoreError> {
+    Ok(tickets::table
+        .filter(tickets::status.eq("queued"))
+        .order(tickets::created_at.asc())
+        .select(TicketRow::as_select())
+        .limit(limit)
+        .load(conn)?)
+}
+
+/// The player's queued ticket, if any.
+///
+/// # Errors
+/// Database errors.
+pub fn queued_for_player(
+    conn: &mut DbConnection,
+    player_id: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(tickets::table
+        .filter(tickets::player_id.eq(player_id))
+        .filter(tickets::status.eq("queued"))
+        .select(tickets::id)
+        .first(conn)
+        .optional()?)
+}
