@@ -42,13 +42,25 @@ export function accessToken() {
   return current?.access_token ?? null;
 }
 
+/** Takes `next` as the session; answers once every tab can see it. */
 function setSession(next, reason) {
   const before = current?.player?.id ?? null;
   current = next;
-  session.store(next);
+  const stored = session.store(next);
   schedule();
   if ((next?.player?.id ?? null) !== before || !next) {
     for (const fn of listeners) fn(me(), reason);
+  }
+  return stored;
+}
+
+/** Follows a session another tab made (or ended). */
+function adopt(stored) {
+  const before = current?.player?.id ?? null;
+  current = stored;
+  schedule();
+  if ((stored?.player?.id ?? null) !== before) {
+    for (const fn of listeners) fn(me(), stored ? 'other-tab' : 'logged-out');
   }
 }
 
@@ -59,15 +71,8 @@ function schedule() {
   timer = setTimeout(() => refresh().catch(() => {}), wait);
 }
 
-session.onOtherTab((stored) => {
-  // Another tab refreshed, logged in or logged out: follow it.
-  const before = current?.player?.id ?? null;
-  current = stored;
-  schedule();
-  if ((stored?.player?.id ?? null) !== before) {
-    for (const fn of listeners) fn(me(), stored ? 'other-tab' : 'logged-out');
-  }
-});
+// Another tab refreshed, logged in or logged out: follow it.
+session.onOtherTab(adopt);
 
 document.addEventListener('visibilitychange', () => {
   // Timers sleep in background tabs: catch up when the page shows again.
@@ -109,29 +114,32 @@ async function send(method, path, body, token) {
 }
 
 /**
- * Exchanges the refresh token for a new pair. Tabs take turns (refresh
- * tokens work once, and reusing one ends the session everywhere): a tab that
- * finds a newer pair stored by another tab takes that one instead.
+ * Exchanges the refresh token for a new pair. Refresh tokens work once, and
+ * reusing one ends the session everywhere, so tabs take turns under a Web
+ * Lock and always start from the latest pair: one that is not due yet (and
+ * is not the access token the server just `rejected`) is taken as it is,
+ * and a new pair is stored before the lock is let go.
  */
-export function refresh() {
+export function refresh(rejected = null) {
   if (!refreshing) {
     const run = async () => {
-      const stored = session.load();
-      if (stored && current && stored.refresh_token !== current.refresh_token
-          && stored.expires_at - Date.now() > REFRESH_AHEAD_MS) {
-        current = stored;
-        schedule();
+      const latest = await session.loadLatest();
+      if (!latest) {
+        adopt(null);
+        throw new ApiError(401, { code: 'unauthorized', title: 'Not logged in' });
+      }
+      const due = latest.expires_at - Date.now() <= REFRESH_AHEAD_MS;
+      if (!due && latest.access_token !== rejected) {
+        if (latest.access_token !== current?.access_token) adopt(latest);
         return;
       }
-      const token = (stored ?? current)?.refresh_token;
-      if (!token) throw new ApiError(401, { code: 'unauthorized', title: 'Not logged in' });
-      const res = await send('POST', '/auth/refresh', { refresh_token: token });
+      const res = await send('POST', '/auth/refresh', { refresh_token: latest.refresh_token });
       if (!res.ok) {
         const err = await problemOf(res);
-        if (res.status === 401) setSession(null, 'expired');
+        if (res.status === 401) await setSession(null, 'expired');
         throw err;
       }
-      setSession(session.fromBody(await res.json(), current ?? stored));
+      await setSession(session.fromBody(await res.json(), latest));
     };
     const locked = navigator.locks ? navigator.locks.request('uttt-refresh', run) : run();
     refreshing = locked.finally(() => { refreshing = null; });
@@ -153,7 +161,7 @@ export async function call(method, path, body, { auth = true } = {}) {
   let token = auth ? await freshToken() : null;
   let res = await send(method, path, body, token);
   if (res.status === 401 && auth && current) {
-    await refresh();
+    await refresh(token);
     token = accessToken();
     res = await send(method, path, body, token);
   }
@@ -170,21 +178,21 @@ export const del = (path) => call('DELETE', path);
 /** Registers and logs in. */
 export async function register(username, password) {
   const body = await call('POST', '/auth/register', { username, password }, { auth: false });
-  setSession(session.fromBody(body), 'login');
+  await setSession(session.fromBody(body), 'login');
   return body.player;
 }
 
 /** Logs in. */
 export async function login(username, password) {
   const body = await call('POST', '/auth/login', { username, password }, { auth: false });
-  setSession(session.fromBody(body), 'login');
+  await setSession(session.fromBody(body), 'login');
   return body.player;
 }
 
 /** Ends the session here and on the server. */
 export async function logout() {
   const token = current?.refresh_token;
-  setSession(null, 'logged-out');
+  await setSession(null, 'logged-out');
   if (token) {
     try {
       await call('POST', '/auth/logout', { refresh_token: token }, { auth: false });
