@@ -90,7 +90,8 @@ struct Server {
 }
 
 impl Server {
-    async fn start() -> Server {
+    /// A server with the test configuration, edited by `configure`.
+    async fn start(configure: impl FnOnce(&mut Config)) -> Server {
         let dir = std::env::temp_dir().join(format!("uttt-web-test-{}", uttt::ids::record_id()));
         std::fs::create_dir_all(&dir).expect("temp dir");
         let mut config = Config::from_lookup(|_| None).expect("default config");
@@ -103,6 +104,7 @@ impl Server {
         // Every script signs up several players from 127.0.0.1.
         config.rate_limits.register_per_address.limit = 1000;
         config.rate_limits.login_per_address.limit = 1000;
+        configure(&mut config);
         let ctx = uttt::server::context(config, Arc::new(SystemTime))
             .await
             .unwrap_or_else(|e| panic!("test server failed to start: {e:#}"));
@@ -172,12 +174,17 @@ async fn node(args: &[&str], url: &str, log: PathBuf) -> (bool, String) {
 
 /// Runs the browser script `web/tests/NAME.mjs` against a fresh server.
 async fn browser_script(name: &str) {
+    browser_script_with(name, |_| {}).await;
+}
+
+/// Runs `web/tests/NAME.mjs` against a fresh server configured by `configure`.
+async fn browser_script_with(name: &str, configure: impl FnOnce(&mut Config)) {
     let script = format!("web/tests/{name}.mjs");
     if !ready(&script, true) {
         return;
     }
     let _turn = BROWSER.lock().await;
-    let server = Server::start().await;
+    let server = Server::start(configure).await;
     let started = Instant::now();
     let (ok, output) = node(&[&script], &server.url, server.dir.join("node.log")).await;
     server.stop().await;
@@ -211,6 +218,17 @@ async fn two_players_queue_on_a_ladder_and_are_paired() {
 }
 
 #[actix_web::test]
+async fn tokens_are_refreshed_before_expiry_and_tabs_share_the_session() {
+    // 65-second tokens: the client refreshes a minute ahead, so every 5 s.
+    browser_script_with("session", |c| c.access_token_ttl = Duration::from_secs(65)).await;
+}
+
+#[actix_web::test]
+async fn a_dropped_player_is_replaced_by_the_cpu_and_gets_the_seat_back() {
+    browser_script_with("dropout", |c| c.drop_grace = Duration::from_secs(3)).await;
+}
+
+#[actix_web::test]
 async fn the_client_modules_pass_their_node_unit_tests() {
     if !ready("web/tests/unit (node --test)", false) {
         return;
@@ -224,7 +242,7 @@ async fn the_client_modules_pass_their_node_unit_tests() {
 /// The page's routes sit beside the API without shadowing it or entering the OpenAPI document.
 #[actix_web::test]
 async fn the_page_is_served_beside_the_api() {
-    let server = Server::start().await;
+    let server = Server::start(|_| {}).await;
     let client = awc::Client::default();
     let get = |path: &str| {
         let req = client.get(format!("{}{path}", server.url));
