@@ -66,6 +66,7 @@ async function afterLogin() {
 function render(message) {
   unmount();
   unmount = () => {};
+  document.title = 'uttt';
   renderNav();
   window.scrollTo(0, 0);
   const hash = location.hash || '#/';
@@ -91,6 +92,11 @@ api.onSessionChange((player, reason) => {
   else if (reason === 'other-tab') render();
 });
 window.addEventListener('hashchange', () => render());
+// The skip link moves the focus; the hash is the router's.
+document.querySelector('.skip')?.addEventListener('click', (e) => {
+  e.preventDefault();
+  main.focus();
+});
 window.addEventListener('unhandledrejection', (e) => {
   if (e.reason && e.reason.title !== undefined) {
     e.preventDefault();
