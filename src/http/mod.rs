@@ -16,12 +16,13 @@ pub mod problem;
 pub mod query;
 pub mod rooms;
 mod routes_table;
+pub mod web;
 
 use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::{App, HttpRequest, HttpResponse, web};
+use actix_web::{App, HttpRequest, HttpResponse};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::service_config::ServiceConfig;
 use utoipa_actix_web::{AppExt, scope};
@@ -105,7 +106,7 @@ async fn docs_redirect() -> HttpResponse {
 
 /// The application for one HTTP worker.
 pub fn app(
-    ctx: web::Data<Context>,
+    ctx: actix_web::web::Data<Context>,
 ) -> App<
     impl ServiceFactory<
         ServiceRequest,
@@ -123,8 +124,9 @@ pub fn app(
         .configure(routes)
         .openapi_service(|doc| SwaggerUi::new("/docs/{_:.*}").url("/openapi.json", doc))
         .into_app()
-        .route("/docs", web::get().to(docs_redirect))
-        .default_service(web::to(no_route))
+        .route("/docs", actix_web::web::get().to(docs_redirect))
+        .configure(web::routes)
+        .default_service(actix_web::web::to(no_route))
         .wrap_fn(|req, srv| {
             let fut = srv.call(req);
             async move { Ok(middleware::problem_bodies(fut.await?.map_into_boxed_body())) }

@@ -1,0 +1,473 @@
+// The match screen: the board, both seats with their clocks, controller and
+// presence, the move list, resign and rematch. Live from the match's event
+// stream (`state` events, id = version); moves are posted with the ply they
+// answer; a heartbeat every 5 s keeps the seat present.
+
+import * as api from './api.js';
+import { breadcrumbs, renderBoard } from './board.js';
+import { Clocks, format } from './clock.js';
+import { depthText, h, notice, replace, showError, timeControlText } from './dom.js';
+import { startPractice, startQueue } from './lobby.js';
+import { describe, key, newSquare, squaresShown, viewFor, within } from './tree.js';
+
+const HEARTBEAT_MS = 5000;
+const REASONS = {
+  three_in_a_row: 'three in a row',
+  draw: 'no line left',
+  timeout: 'on time',
+  resignation: 'by resignation',
+};
+
+/** Mounts the match `id` into `root`; answers the function that unmounts it. */
+export function mount(root, id, go) {
+  const m = {
+    id,
+    go,
+    state: null,
+    clocks: new Clocks(),
+    moves: new Map(),
+    view: [],
+    manualView: false,
+    pending: false,
+    confirmResign: false,
+    nextGame: null,
+    es: null,
+    closed: false,
+    retry: 1000,
+    timers: [],
+  };
+  m.el = skeleton(m);
+  replace(root, m.el);
+
+  load(m);
+  m.timers.push(setInterval(() => tick(m), 100));
+  m.timers.push(setInterval(() => heartbeat(m), HEARTBEAT_MS));
+  return () => {
+    m.closed = true;
+    m.es?.close();
+    m.playerEvents?.close();
+    for (const t of m.timers) clearInterval(t);
+    clearTimeout(m.reconnect);
+  };
+}
+
+function skeleton(m) {
+  m.parts = {
+    title: h('h1', { class: 'match-title' }, 'Match'),
+    meta: h('p', { class: 'match-meta' }),
+    nav: h('div', { class: 'board-nav' }),
+    board: h('div', { class: 'board-host' }),
+    seats: h('div', { class: 'seats' }),
+    status: h('p', { class: 'status', 'aria-live': 'polite', id: 'match-status' }),
+    result: h('div', { class: 'result', hidden: true, role: 'status' }),
+    actions: h('div', { class: 'actions' }),
+    moves: h('ol', { class: 'move-list' }),
+    movesCount: h('span', {}, '0'),
+    live: h('span', { class: 'live', dataset: { live: 'connecting' } }, 'connecting…'),
+  };
+  const p = m.parts;
+  return h('section', { class: 'screen match', dataset: { matchId: m.id } },
+    h('header', { class: 'match-head' }, p.title, p.meta),
+    h('div', { class: 'match-body' },
+      p.seats,
+      h('div', { class: 'board-area' }, p.nav, p.board),
+      h('aside', { class: 'side' },
+        p.status, p.result, p.actions,
+        h('details', { class: 'moves', open: true },
+          h('summary', {}, 'Moves (', p.movesCount, ')'), p.moves),
+        h('p', { class: 'conn' }, p.live))));
+}
+
+async function load(m) {
+  try {
+    apply(m, await api.get(`/matches/${api.seg(m.id)}`));
+    loadMoves(m);
+    connect(m);
+    heartbeat(m);
+  } catch (err) {
+    if (m.closed) return;
+    replace(m.el, h('div', { class: 'card' },
+      h('h1', {}, 'This match cannot be shown'),
+      h('p', {}, err.status === 404 ? 'There is no match with this link.' : err.message),
+      h('p', {}, h('a', { href: '#/' }, 'Back to the lobby'))));
+  }
+}
+
+async function loadMoves(m) {
+  try {
+    const list = await api.get(`/matches/${api.seg(m.id)}/moves`);
+    for (const mv of list) m.moves.set(mv.ply, mv);
+    renderMoves(m);
+    if (m.state) renderBoardPart(m);
+  } catch (err) {
+    showError(err);
+  }
+}
+
+/** Opens the event stream; on failure, reads the state (refreshing the token if need be) and retries. */
+async function connect(m) {
+  if (m.closed) return;
+  m.es?.close();
+  const es = await api.events(`/matches/${api.seg(m.id)}/events`);
+  if (m.closed) { es.close(); return; }
+  m.es = es;
+  es.addEventListener('state', (e) => {
+    try {
+      apply(m, JSON.parse(e.data));
+    } catch (err) {
+      console.warn('bad state event', err);
+    }
+  });
+  es.onopen = () => {
+    m.retry = 1000;
+    setLive(m, 'live');
+  };
+  es.onerror = () => {
+    if (es.readyState === EventSource.CLOSED) {
+      setLive(m, 'reconnecting');
+      clearTimeout(m.reconnect);
+      m.reconnect = setTimeout(async () => {
+        try {
+          apply(m, await api.get(`/matches/${api.seg(m.id)}`));
+        } catch (err) {
+          if (err.status === 404 || err.status === 403) return setLive(m, 'closed');
+        }
+        connect(m);
+      }, m.retry);
+      m.retry = Math.min(m.retry * 2, 10_000);
+    } else {
+      setLive(m, 'reconnecting');
+    }
+  };
+}
+
+function setLive(m, what) {
+  const text = { live: 'live', connecting: 'connecting…', reconnecting: 'reconnecting…', closed: 'not live' };
+  m.parts.live.dataset.live = what;
+  m.parts.live.textContent = text[what];
+}
+
+function mySeat(m) {
+  const me = api.me();
+  const s = m.state;
+  if (!me || !s) return null;
+  if (s.players.x.id === me.id) return 'x';
+  if (s.players.o.id === me.id) return 'o';
+  return null;
+}
+
+function heartbeat(m) {
+  if (!m.state || m.state.status !== 'active' || !mySeat(m)) return;
+  api.post(`/matches/${api.seg(m.id)}/heartbeat`).catch(() => {});
+}
+
+/** Takes a new state (from the stream or an answer), if it is newer. */
+function apply(m, next) {
+  if (!next || next.id !== m.id) return;
+  const prev = m.state;
+  if (prev && next.version <= prev.version) return;
+  m.state = next;
+  m.clocks.update(next.clocks);
+  if (prev && next.ply === prev.ply + 1) {
+    const address = newSquare(prev.board.cells, next.board.cells, next.depth);
+    if (address && !m.moves.has(prev.ply)) m.moves.set(prev.ply, { ply: prev.ply, seat: prev.turn, address });
+  } else if (prev && next.ply !== prev.ply) {
+    loadMoves(m);
+  }
+  const seat = mySeat(m);
+  const newPly = !prev || next.ply !== prev.ply;
+  if (next.status === 'active' && newPly && (next.turn === seat || !seat)) {
+    // Show where the side to move must play, unless the player is browsing.
+    m.manualView = false;
+    m.view = viewFor(next.next.board ?? [], next.depth);
+  } else if (!prev) {
+    m.view = viewFor(next.next.board ?? lastMove(m) ?? [], next.depth);
+  }
+  if (prev?.status === 'active' && next.status === 'finished') m.confirmResign = false;
+  render(m);
+}
+
+function lastMove(m) {
+  if (!m.state || m.state.ply === 0) return null;
+  return m.moves.get(m.state.ply - 1)?.address ?? null;
+}
+
+function canPlay(m) {
+  const s = m.state;
+  return s.status === 'active' && s.turn === mySeat(m) && !m.pending;
+}
+
+async function play(m, address) {
+  if (!canPlay(m)) return;
+  m.pending = true;
+  renderBoardPart(m);
+  try {
+    const next = await api.post(`/matches/${api.seg(m.id)}/moves`, { ply: m.state.ply, address });
+    m.pending = false;
+    apply(m, next);
+  } catch (err) {
+    m.pending = false;
+    if (err.code === 'stale_ply' || err.code === 'not_your_turn' || err.code === 'match_over') {
+      notice(err.code === 'match_over' ? 'The match is over.' : 'The board changed; here it is now.');
+      try { apply(m, await api.get(`/matches/${api.seg(m.id)}`)); } catch (e) { showError(e); }
+    } else {
+      showError(err);
+    }
+  }
+  render(m);
+}
+
+function browse(m, address) {
+  m.view = address;
+  m.manualView = true;
+  renderBoardPart(m);
+}
+
+// ---------------------------------------------------------------- rendering
+
+function render(m) {
+  const s = m.state;
+  if (!s) return;
+  const seat = mySeat(m);
+  const el = m.el;
+  el.dataset.ply = String(s.ply);
+  el.dataset.status = s.status;
+  el.dataset.turn = s.turn ?? '';
+  el.dataset.mySeat = seat ?? '';
+  el.dataset.depth = String(s.depth);
+
+  const mode = { practice: 'Practice', casual: 'Casual', ranked: 'Ranked' }[s.mode] ?? s.mode;
+  m.parts.title.textContent = `${mode}: ${s.players.x.username} vs ${s.players.o.username}`;
+  const room = s.room_code ? ` · room ${s.room_code}` : '';
+  const ladder = s.ladder ? ` · ${s.ladder}` : '';
+  m.parts.meta.textContent = `${depthText(s.depth)} (depth ${s.depth}) · ${timeControlText(s.time_control)}${s.rated ? ' · rated' : ''}${ladder}${room}`;
+
+  renderSeats(m, seat);
+  renderStatus(m, seat);
+  renderBoardPart(m);
+  renderResult(m, seat);
+  renderActions(m, seat);
+  renderMoves(m);
+  tick(m);
+  document.title = s.status === 'active' && s.turn === seat ? 'Your move · uttt' : 'uttt';
+}
+
+function renderSeats(m, mine) {
+  const s = m.state;
+  const cards = ['x', 'o'].map((seat) => {
+    const p = s.players[seat];
+    const turn = s.status === 'active' && s.turn === seat;
+    const cpu = p.controller === 'cpu';
+    const controller = cpu ? (p.id ? 'CPU playing for them' : 'CPU') : 'human';
+    return h('div', {
+      class: `seat seat-${seat}${turn ? ' turn' : ''}${seat === mine ? ' me' : ''}`,
+      dataset: { seat, controller: p.controller, connected: String(p.connected) },
+      'aria-label': `${seat.toUpperCase()}: ${p.username}${seat === mine ? ' (you)' : ''}, ${controller}, ${p.connected ? 'connected' : 'away'}${turn ? ', to move' : ''}`,
+    },
+    h('span', { class: 'seat-mark', 'aria-hidden': 'true' }, seat.toUpperCase()),
+    h('span', { class: 'seat-who' },
+      h('span', { class: 'seat-name' }, p.username, seat === mine ? h('em', {}, ' (you)') : null),
+      h('span', { class: 'seat-info' },
+        h('span', { class: `controller controller-${p.controller}` }, controller),
+        h('span', { class: `presence ${p.connected ? 'on' : 'off'}` }, p.connected ? 'online' : 'away'))),
+    h('span', { class: 'clock', dataset: { clock: seat } }, '–'));
+  });
+  replace(m.parts.seats, cards);
+}
+
+function renderStatus(m, seat) {
+  const s = m.state;
+  let text;
+  if (s.status !== 'active') {
+    text = 'The match is over.';
+  } else if (s.turn === seat) {
+    const target = s.next.board ?? [];
+    text = target.length === 0 ? 'Your move: play anywhere open.' : `Your move: play in board ${describe(target)}.`;
+  } else {
+    const p = s.players[s.turn];
+    const who = seat ? (p.controller === 'cpu' ? 'The CPU is thinking' : `Waiting for ${p.username}`) : `${s.turn.toUpperCase()} to move`;
+    text = `${who}…`;
+  }
+  m.parts.status.textContent = text;
+  m.parts.status.dataset.myTurn = String(s.status === 'active' && s.turn === seat);
+}
+
+function renderBoardPart(m) {
+  const s = m.state;
+  if (!s) return;
+  const target = s.status === 'active' ? s.next.board ?? [] : null;
+  const board = renderBoard({
+    depth: s.depth,
+    cells: s.board.cells,
+    boards: s.board.boards,
+    view: m.view,
+    target,
+    legal: s.next.legal,
+    canPlay: canPlay(m),
+    lastMove: lastMove(m),
+    onPlay: (address) => play(m, address),
+    onBrowse: (address) => browse(m, address),
+  });
+  replace(m.parts.board, board);
+
+  const nav = [];
+  if (s.depth > 2) nav.push(breadcrumbs(m.view, (a) => browse(m, a)));
+  if (target && canPlay(m)) {
+    const seen = within(target, m.view) || within(m.view, target);
+    const playable = squaresShown(m.view, s.depth);
+    if (!seen || (!playable && m.view.length < Math.min(target.length, s.depth - 2))) {
+      const go = viewFor(target, s.depth);
+      nav.push(h('button', { type: 'button', class: 'link go-target', onclick: () => browse(m, go) },
+        `Go to board ${describe(target)}`));
+    } else if (!playable) {
+      nav.push(h('span', { class: 'hint' }, 'Choose a highlighted board to play in.'));
+    }
+  }
+  replace(m.parts.nav, nav);
+}
+
+function renderResult(m, seat) {
+  const s = m.state;
+  const box = m.parts.result;
+  if (s.status !== 'finished' || !s.result) {
+    box.hidden = true;
+    return;
+  }
+  const r = s.result;
+  const reason = REASONS[r.reason] ?? r.reason;
+  let headline;
+  if (!r.winner) headline = 'Draw';
+  else if (seat) headline = r.winner === seat ? 'You won' : 'You lost';
+  else headline = `${r.winner.toUpperCase()} wins`;
+  const lines = [h('strong', { class: 'result-headline' }, headline),
+    h('span', {}, r.winner ? ` — ${s.players[r.winner].username} (${r.winner.toUpperCase()}) wins ${reason}.` : ' — the board is full.')];
+  if (r.rating_changes) {
+    for (const side of ['x', 'o']) {
+      const c = r.rating_changes[side];
+      if (!c) continue;
+      const diff = Math.round(c.after - c.before);
+      lines.push(h('span', { class: 'rating-change' },
+        `${s.players[side].username}: ${Math.round(c.before)} → ${Math.round(c.after)} (${diff >= 0 ? '+' : ''}${diff})`));
+    }
+  }
+  box.hidden = false;
+  box.className = `result result-${!r.winner ? 'draw' : seat && r.winner === seat ? 'won' : seat ? 'lost' : 'over'}`;
+  replace(box, lines);
+}
+
+function renderActions(m, seat) {
+  const s = m.state;
+  const items = [];
+  if (s.status === 'active' && seat) {
+    if (m.confirmResign) {
+      items.push(h('span', { class: 'confirm' }, 'Resign this match?'),
+        h('button', { type: 'button', class: 'danger', onclick: () => resign(m) }, 'Yes, resign'),
+        h('button', { type: 'button', onclick: () => { m.confirmResign = false; render(m); } }, 'Keep playing'));
+    } else {
+      items.push(h('button', { type: 'button', class: 'secondary', onclick: () => { m.confirmResign = true; render(m); } }, 'Resign'));
+    }
+  }
+  if (s.status === 'finished') {
+    if (s.room_code && seat) {
+      if (m.nextGame) {
+        items.push(h('button', { type: 'button', class: 'primary', onclick: () => m.go(`#/match/${m.nextGame}`) }, 'Go to the next game'));
+      } else {
+        items.push(h('button', { type: 'button', class: 'primary', onclick: () => rematch(m) }, 'Rematch'));
+      }
+      watchRoom(m);
+    } else if (s.mode === 'practice' && seat) {
+      items.push(h('button', { type: 'button', class: 'primary', onclick: () => playAgain(m) }, 'Play again'));
+    } else if (s.mode === 'ranked' && s.ladder && seat) {
+      items.push(h('button', { type: 'button', class: 'primary', onclick: () => startQueue(s.ladder, m.go) }, 'Queue again'));
+    }
+    items.push(h('a', { class: 'button secondary', href: '#/' }, 'Lobby'));
+  }
+  replace(m.parts.actions, items);
+}
+
+function renderMoves(m) {
+  const list = [...m.moves.values()].sort((a, b) => a.ply - b.ply);
+  m.parts.movesCount.textContent = String(list.length);
+  replace(m.parts.moves, list.map((mv) => h('li', { dataset: { ply: String(mv.ply) } },
+    h('span', { class: 'mv-no' }, `${mv.ply + 1}.`), ' ',
+    h('span', { class: `mv-seat mark-${mv.seat}` }, mv.seat.toUpperCase()), ' ', key(mv.address))));
+  m.parts.moves.scrollTop = m.parts.moves.scrollHeight;
+}
+
+function tick(m) {
+  if (!m.state) return;
+  for (const el of m.parts.seats.querySelectorAll('[data-clock]')) {
+    const seat = el.dataset.clock;
+    const left = m.clocks.left(seat);
+    el.textContent = format(left);
+    el.classList.toggle('low', left !== null && left < 10_000 && m.state.clocks.running === seat);
+    el.classList.toggle('running', m.state.clocks.running === seat);
+  }
+}
+
+// ---------------------------------------------------------------- actions
+
+async function resign(m) {
+  m.confirmResign = false;
+  try {
+    apply(m, await api.post(`/matches/${api.seg(m.id)}/resign`));
+  } catch (err) {
+    showError(err);
+  }
+  render(m);
+}
+
+async function rematch(m) {
+  try {
+    const room = await api.post(`/rooms/${api.seg(m.state.room_code)}/rematch`, { after_match_id: m.id });
+    if (room.match_id) m.go(`#/match/${room.match_id}`);
+  } catch (err) {
+    if (err.code === 'match_in_progress' && err.problem.match_id) m.go(`#/match/${err.problem.match_id}`);
+    else showError(err);
+  }
+}
+
+/**
+ * After a room's game: notices when the other player starts the next one
+ * (`match_found` on /me/events, and the room read every few seconds).
+ */
+function watchRoom(m) {
+  if (m.roomWatch) return;
+  const found = (matchId) => {
+    if (m.closed || !matchId || matchId === m.id || m.nextGame === matchId) return;
+    m.nextGame = matchId;
+    notice('Your opponent started the next game.');
+    render(m);
+  };
+  api.events('/me/events').then((es) => {
+    if (m.closed) { es.close(); return; }
+    m.playerEvents = es;
+    es.addEventListener('match_found', (e) => {
+      try {
+        const data = JSON.parse(e.data);
+        if (data.room_code === m.state.room_code) found(data.match_id);
+      } catch {
+        // The poll finds it.
+      }
+    });
+  }).catch(() => {});
+  const poll = async () => {
+    try {
+      const room = await api.get(`/rooms/${api.seg(m.state.room_code)}`);
+      found(room.match_id);
+    } catch {
+      // Try again at the next round.
+    }
+  };
+  m.roomWatch = setInterval(poll, 5000);
+  m.timers.push(m.roomWatch);
+  poll();
+}
+
+async function playAgain(m) {
+  const s = m.state;
+  const seat = mySeat(m);
+  const cpu = s.players[seat === 'x' ? 'o' : 'x'];
+  const level = Number(/level (\d)/.exec(cpu.username)?.[1] ?? 3);
+  await startPractice({ depth: s.depth, cpu_level: level, time_control: s.time_control, seat }, m.go);
+}
