@@ -21,6 +21,7 @@ pub struct MemoryBroker {
     hub: Arc<Hub>,
     windows: Mutex<HashMap<String, (u32, Instant)>>,
     presence: Mutex<HashMap<String, (i64, Instant)>>,
+    marks: Mutex<HashMap<String, (String, Instant)>>,
     queue: Mutex<QueueState>,
     locks: Mutex<HashMap<String, (String, Instant)>>,
     restored: std::sync::atomic::AtomicBool,
@@ -104,17 +105,57 @@ impl PubSub for MemoryBroker {
 }
 
 impl Presence for MemoryBroker {
-    fn seen<'a>(&'a self, key: &'a str, at: i64, ttl: Duration) -> BoxFuture<'a, BrokerResult<()>> {
+    fn marks<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<String>>>> {
+        let now = Instant::now();
+        let marks = self.marks.lock().unwrap_or_else(|p| p.into_inner());
+        let found = keys
+            .iter()
+            .map(|k| {
+                marks
+                    .get(k)
+                    .filter(|(_, exp)| *exp > now)
+                    .map(|(v, _)| v.clone())
+            })
+            .collect();
+        Box::pin(async move { Ok(found) })
+    }
+
+    fn seen<'a>(
+        &'a self,
+        key: &'a str,
+        at: i64,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<Option<i64>>> {
         let now = Instant::now();
         let mut presence = self.presence.lock().unwrap_or_else(|p| p.into_inner());
         if presence.len() >= SWEEP_AT {
             presence.retain(|_, (_, expires)| *expires > now);
         }
-        let entry = presence.entry(key.to_owned()).or_insert((at, now + ttl));
+        let previous = presence
+            .get(key)
+            .filter(|(_, exp)| *exp > now)
+            .map(|(at, _)| *at);
         // Never move backwards: a late, older report must not hide a newer one.
-        entry.0 = entry.0.max(at);
-        entry.1 = now + ttl;
-        Box::pin(async { Ok(()) })
+        presence.insert(key.to_owned(), (previous.unwrap_or(at).max(at), now + ttl));
+        Box::pin(async move { Ok(previous) })
+    }
+
+    fn mark<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<Option<String>>> {
+        let now = Instant::now();
+        let mut marks = self.marks.lock().unwrap_or_else(|p| p.into_inner());
+        if marks.len() >= SWEEP_AT {
+            marks.retain(|_, (_, expires)| *expires > now);
+        }
+        let previous = marks
+            .insert(key.to_owned(), (value.to_owned(), now + ttl))
+            .filter(|(_, exp)| *exp > now)
+            .map(|(v, _)| v);
+        Box::pin(async move { Ok(previous) })
     }
 
     fn last_seen<'a>(

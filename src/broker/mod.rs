@@ -71,7 +71,22 @@ pub trait PubSub: Send + Sync {
 /// removes keys that stopped mattering.
 pub trait Presence: Send + Sync {
     /// Records that `key` was seen at `at`; the record lives for `ttl`.
-    fn seen<'a>(&'a self, key: &'a str, at: i64, ttl: Duration) -> BoxFuture<'a, BrokerResult<()>>;
+    /// Returns when it was seen before, if it was.
+    fn seen<'a>(
+        &'a self,
+        key: &'a str,
+        at: i64,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<Option<i64>>>;
+    /// Stores a small marker under `key` for `ttl`; returns the marker it replaced.
+    fn mark<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<Option<String>>>;
+    /// The markers stored under `keys`.
+    fn marks<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<String>>>>;
     /// When each of `keys` was last seen.
     fn last_seen<'a>(&'a self, keys: &'a [String])
     -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>>;

@@ -31,11 +31,12 @@ return {n, ttl}
 
 /// Keeps the newest of the stored and the reported time.
 const SEEN_SCRIPT: &str = r"
-local old = tonumber(redis.call('GET', KEYS[1]) or '0')
+local previous = redis.call('GET', KEYS[1])
+local old = tonumber(previous or '0')
 local at = tonumber(ARGV[1])
 if at < old then at = old end
 redis.call('SET', KEYS[1], at, 'PX', ARGV[2])
-return at
+return previous
 ";
 
 /// A broker on Redis.
@@ -204,18 +205,58 @@ impl PubSub for RedisBroker {
 }
 
 impl Presence for RedisBroker {
-    fn seen<'a>(&'a self, key: &'a str, at: i64, ttl: Duration) -> BoxFuture<'a, BrokerResult<()>> {
+    fn marks<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<String>>>> {
+        Box::pin(async move {
+            if keys.is_empty() {
+                return Ok(Vec::new());
+            }
+            let mut conn = self.conn.clone();
+            let full: Vec<String> = keys
+                .iter()
+                .map(|k| self.key(&format!("mark:{k}")))
+                .collect();
+            Ok(redis::cmd("MGET").arg(&full).query_async(&mut conn).await?)
+        })
+    }
+
+    fn seen<'a>(
+        &'a self,
+        key: &'a str,
+        at: i64,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<Option<i64>>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-            let _: i64 = self
+            let previous: Option<i64> = self
                 .seen_script
                 .key(self.key(&format!("seen:{key}")))
                 .arg(at)
                 .arg(ttl_ms)
                 .invoke_async(&mut conn)
                 .await?;
-            Ok(())
+            Ok(previous)
+        })
+    }
+
+    fn mark<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a str,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<Option<String>>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let previous: Option<String> = redis::cmd("SET")
+                .arg(self.key(&format!("mark:{key}")))
+                .arg(value)
+                .arg("PX")
+                .arg(ttl_ms)
+                .arg("GET")
+                .query_async(&mut conn)
+                .await?;
+            Ok(previous)
         })
     }
 

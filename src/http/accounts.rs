@@ -150,7 +150,11 @@ pub async fn login(
     Ok(HttpResponse::Ok().json(SessionBody::from(session)))
 }
 
-/// Exchange a refresh token for a new token pair (each refresh token works once).
+/// Exchange a refresh token for a new token pair. Each refresh token works
+/// once: presenting a spent one again revokes the whole session, so a client
+/// running in several tabs or processes must let one of them refresh at a
+/// time and share the new pair (for example under a Web Lock, with the pair
+/// in IndexedDB rather than localStorage, whose writes reach other tabs late).
 #[utoipa::path(
     tag = "accounts",
     request_body = RefreshRequest,

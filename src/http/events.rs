@@ -171,7 +171,10 @@ pub async fn match_events(
     Ok(sse_response(body))
 }
 
-/// The logged-in player's own events: `match_found` (data: `{match_id, …}`) when a match is made for them.
+/// The logged-in player's own events: `match_found` (data: `{match_id, seat, …}`)
+/// when matchmaking pairs them (with `ladder` and `ticket_id`) or a room's game
+/// starts (with `room_code`); `resync` when events may have been lost (re-read
+/// tickets and matches). An open stream also keeps a queued ticket alive.
 #[utoipa::path(
     tag = "matchmaking",
     security(("bearer" = [])),

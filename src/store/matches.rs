@@ -213,6 +213,19 @@ pub fn claim_cpu_turns(
     Ok(ids)
 }
 
+/// Active matches, oldest turn first.
+///
+/// # Errors
+/// Database errors.
+pub fn active(conn: &mut DbConnection, limit: i64) -> Result<Vec<MatchRow>, StoreError> {
+    Ok(matches::table
+        .filter(matches::status.eq("active"))
+        .order(matches::turn_started_at.asc())
+        .select(MatchRow::as_select())
+        .limit(limit)
+        .load(conn)?)
+}
+
 /// Active matches whose side to move is played by its human and whose turn
 /// began at or before `started_before` (the presence worker's candidates).
 ///

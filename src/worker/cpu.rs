@@ -16,9 +16,6 @@ const BATCH: i64 = 8;
 /// How long a claim keeps other workers off a match (longer than any think).
 const CLAIM_MS: i64 = 15_000;
 
-/// The level of the CPU that plays for a dropped player.
-pub const SUBSTITUTE_LEVEL: u8 = 3;
-
 /// Claims matches waiting for a CPU move, thinks and plays; returns how many moves were made.
 ///
 /// # Errors
@@ -64,7 +61,7 @@ fn level_of(row: &MatchRow, seat: Seat) -> Level {
             .and_then(|l| u8::try_from(l).ok())
             .unwrap_or(1)
     } else {
-        SUBSTITUTE_LEVEL
+        crate::service::matches::dropout::SUBSTITUTE_LEVEL
     };
     Level::new(level).unwrap_or(Level::MAX)
 }

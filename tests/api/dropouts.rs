@@ -357,3 +357,76 @@ async fn a_connected_player_who_lets_the_clock_run_out_loses_on_time_on_sqlite()
 async fn a_connected_player_who_lets_the_clock_run_out_loses_on_time_on_postgres() {
     connected_flag(Backend::Postgres).await;
 }
+
+async fn presence_events(backend: Backend) {
+    let Some(app) = app(backend).await else {
+        return;
+    };
+    let (x, o) = (app.register("presx").await, app.register("preso").await);
+    let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+    let mut stream = EventStream::open(
+        &app,
+        &format!("/api/v1/matches/{id}/events"),
+        &x.token,
+        None,
+    )
+    .await;
+    let first = stream.state_where(Duration::from_secs(5), |_| true).await;
+    assert_eq!(
+        first["players"]["x"]["connected"], true,
+        "the stream itself counts"
+    );
+    assert_eq!(
+        first["players"]["o"]["connected"], false,
+        "O has not opened the match"
+    );
+    // O arrives: everyone is told, with a new version.
+    heartbeat(&app, &o, &id).await;
+    let arrived = stream
+        .state_where(Duration::from_secs(5), |s| {
+            s["players"]["o"]["connected"] == true
+        })
+        .await;
+    assert!(arrived["version"].as_i64() > first["version"].as_i64());
+    // O goes away while X is to move: no takeover, but the flag flips when the worker notices.
+    app.time.advance(GRACE_MS + 10);
+    heartbeat(&app, &x, &id).await;
+    presence_tick(&app).await;
+    let gone = stream
+        .state_where(Duration::from_secs(5), |s| {
+            s["players"]["o"]["connected"] == false
+        })
+        .await;
+    assert_eq!(gone["players"]["o"]["controller"], "human");
+    assert_eq!(gone["ply"], 0);
+    // Nothing new to tell: no new state.
+    let version = gone["version"].as_i64().unwrap();
+    presence_tick(&app).await;
+    let s = app.state(&x, &id).await;
+    assert_eq!(s["version"].as_i64().unwrap(), version);
+}
+
+#[actix_web::test]
+async fn presence_changes_are_announced_on_sqlite() {
+    presence_events(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn presence_changes_are_announced_on_postgres() {
+    presence_events(Backend::Postgres).await;
+}
+
+#[actix_web::test]
+async fn a_cpu_seat_shows_its_level() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    let p = app.register("lvlshow").await;
+    let created = app
+        .post(
+            "/api/v1/matches",
+            &json!({"opponent": "cpu", "depth": 1, "cpu_level": 4}),
+            Some(&p.token),
+        )
+        .await;
+    assert_eq!(created.body["players"]["o"]["cpu_level"], 4);
+    assert_eq!(created.body["players"]["x"]["cpu_level"], Value::Null);
+}

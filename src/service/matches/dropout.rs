@@ -18,6 +18,9 @@ use super::play::{self, Snapshot};
 use super::record::{Controller, MatchRecord};
 use super::{presence_key, publish};
 
+/// The level of the CPU that plays for a dropped player.
+pub const SUBSTITUTE_LEVEL: u8 = 3;
+
 /// The shortest grace period, whatever the clock.
 pub const MIN_GRACE_MS: Millis = 3_000;
 

@@ -49,12 +49,117 @@ fn grace_ms(ctx: &Context) -> Millis {
 ///
 /// # Errors
 /// Broker failures.
-pub async fn touch(ctx: &Context, match_id: &str, seat: Seat) -> Result<()> {
+pub async fn touch(ctx: &Context, match_id: &str, seat: Seat) -> Result<bool> {
     let now = ctx.time.now_ms();
-    ctx.broker
+    let previous = ctx
+        .broker
         .seen(&presence_key(match_id, seat), now, presence_ttl(ctx))
         .await?;
-    Ok(())
+    // Back after an absence: the seat's `connected` flag flips, and everyone is told.
+    if previous.is_none_or(|seen| now - seen >= grace_ms(ctx)) {
+        return announce_presence(ctx, match_id).await;
+    }
+    Ok(false)
+}
+
+fn shown_key(match_id: &str) -> String {
+    format!("presence:{match_id}:shown")
+}
+
+/// The `connected` flags a state shows, as `"10"` (X present, O absent); the CPU opponent is always present.
+fn flags_text(row: &crate::store::matches::MatchRow, raw: [bool; 2]) -> String {
+    [Seat::X, Seat::O]
+        .iter()
+        .zip(raw)
+        .map(|(&seat, live)| {
+            if row.player(seat).is_none() || live {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect()
+}
+
+/// Publishes a new state of an active match (with a new version, so streams
+/// forward it) when its `connected` flags differ from the last announced.
+/// Returns whether it did.
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn announce_presence(ctx: &Context, match_id: &str) -> Result<bool> {
+    let id = match_id.to_owned();
+    let Some(row) = ctx.db.run(move |conn| store::get(conn, &id)).await? else {
+        return Ok(false);
+    };
+    if !row.is_active() {
+        return Ok(false);
+    }
+    let flags = flags_text(&row, connected(ctx, match_id).await?);
+    let previous = ctx
+        .broker
+        .mark(&shown_key(match_id), &flags, presence_ttl(ctx))
+        .await?;
+    if previous.as_deref() == Some(flags.as_str()) {
+        return Ok(false);
+    }
+    let id = match_id.to_owned();
+    let snap = ctx
+        .db
+        .write(move |conn| -> Result<Option<Snapshot>> {
+            let Some(mut row) = store::lock(conn, &id)? else {
+                return Ok(None);
+            };
+            if !row.is_active() {
+                return Ok(None);
+            }
+            row.version += 1;
+            store::save(conn, &row)?;
+            Ok(Some(play::snapshot(conn, row)?))
+        })
+        .await?;
+    match snap {
+        Some(snap) => {
+            publish(ctx, &snap).await?;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// Announces the seats whose presence changed among `rows` (active matches);
+/// returns how many matches got a new state.
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn announce_absences(
+    ctx: &Context,
+    rows: &[crate::store::matches::MatchRow],
+) -> Result<usize> {
+    let keys: Vec<String> = rows
+        .iter()
+        .flat_map(|r| [presence_key(&r.id, Seat::X), presence_key(&r.id, Seat::O)])
+        .collect();
+    let seen = ctx.broker.last_seen(&keys).await?;
+    let shown_keys: Vec<String> = rows.iter().map(|r| shown_key(&r.id)).collect();
+    let shown = ctx.broker.marks(&shown_keys).await?;
+    let (now, grace) = (ctx.time.now_ms(), grace_ms(ctx));
+    let live = |t: Option<i64>| t.is_some_and(|t| now - t < grace);
+    let mut announced = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let raw = [
+            live(seen.get(2 * i).copied().flatten()),
+            live(seen.get(2 * i + 1).copied().flatten()),
+        ];
+        let flags = flags_text(row, raw);
+        let unchanged = shown.get(i).and_then(Option::as_deref) == Some(flags.as_str());
+        // A match nobody announced yet only needs one when someone is missing.
+        let first_and_full = shown.get(i).is_none_or(Option::is_none) && !flags.contains('0');
+        if !unchanged && !first_and_full && announce_presence(ctx, &row.id).await? {
+            announced += 1;
+        }
+    }
+    Ok(announced)
 }
 
 /// Whether each seat's player has been seen within the grace period.
@@ -188,12 +293,12 @@ async fn observe(
     let Some(seat) = row.seat_of(&viewer.id) else {
         return Ok(false);
     };
-    touch(ctx, &row.id, seat).await?;
+    let announced = touch(ctx, &row.id, seat).await?;
     if row.is_active() && row.controller(seat) == record::Controller::Cpu {
         dropout::reclaim(ctx, &row.id, seat).await?;
         return Ok(true);
     }
-    Ok(false)
+    Ok(announced)
 }
 
 /// Loads a match, ending it on time first if its time ran out.
@@ -325,7 +430,7 @@ pub async fn resign(ctx: &Context, player: &Player, id: String) -> Result<MatchS
     }
 }
 
-/// Records presence of a seated player.
+/// Records presence of a seated player (and gives a dropped player their seat back).
 ///
 /// # Errors
 /// `NotFound`, `Forbidden` for someone not seated.
@@ -335,10 +440,10 @@ pub async fn heartbeat(ctx: &Context, player: &Player, id: String) -> Result<()>
         .run(move |conn| store::get(conn, &id))
         .await?
         .ok_or(Error::NotFound("match"))?;
-    let seat = row
-        .seat_of(&player.id)
-        .ok_or(Error::Forbidden("only the seated players send heartbeats"))?;
-    touch(ctx, &row.id, seat).await
+    if row.seat_of(&player.id).is_none() {
+        return Err(Error::Forbidden("only the seated players send heartbeats"));
+    }
+    observe(ctx, player, &row).await.map(|_| ())
 }
 
 /// The moves of a match.

@@ -63,6 +63,8 @@ pub struct SeatState {
     pub controller: &'static str,
     /// Whether the seated player is present (heartbeat, event stream or any request on the match).
     pub connected: bool,
+    /// While the CPU plays the seat: its level (the practice opponent's, or the substitute's).
+    pub cpu_level: Option<u8>,
 }
 
 /// Both seats.
@@ -211,13 +213,21 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
             username: names.of(seat).unwrap_or("(deleted)").to_owned(),
             controller: controller.as_str(),
             connected,
+            cpu_level: (controller == Controller::Cpu).then_some(super::dropout::SUBSTITUTE_LEVEL),
         },
-        None => SeatState {
-            id: None,
-            username: format!("CPU (level {})", row.cpu_level.unwrap_or(1)),
-            controller: Controller::Cpu.as_str(),
-            connected: true,
-        },
+        None => {
+            let level = row
+                .cpu_level
+                .and_then(|l| u8::try_from(l).ok())
+                .unwrap_or(1);
+            SeatState {
+                id: None,
+                username: format!("CPU (level {level})"),
+                controller: Controller::Cpu.as_str(),
+                connected: true,
+                cpu_level: Some(level),
+            }
+        }
     }
 }
 
