@@ -8,6 +8,13 @@
 //! accepted moves. The server needs a registration limit that allows
 //! `2 × LOAD_GAMES` sign-ups (`UTTT_REGISTER_LIMIT_PER_ADDRESS`).
 //!
+//! `LOAD_MIXED=1` adds the rest of a server's day on top: every game is
+//! watched through its event stream, `LOAD_LOGINS` clients (default 2) log in
+//! over and over, and `LOAD_RANKED` pairs (default 4) queue on
+//! `LOAD_LADDER` (default `ultimate-turn30`), get paired and play their
+//! ranked match, then queue again. `LOAD_PID` names the server process whose
+//! resident memory is sampled every second (start, peak, end).
+//!
 //! Run: `cargo bench --bench load_moves` (with the server started separately).
 
 use std::time::{Duration, Instant};
@@ -26,15 +33,19 @@ struct Game {
     tokens: [String; 2],
     ids: [String; 2],
     match_id: String,
-    state: Value,
 }
 
-async fn post(client: &awc::Client, url: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
-    let mut req = client.post(url);
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    match req.send_json(body).await {
+/// The status and JSON body of a sent request; status 0 when it failed.
+async fn answer(
+    sent: Result<
+        awc::ClientResponse<
+            impl futures_util::Stream<Item = Result<actix_web::web::Bytes, awc::error::PayloadError>>
+            + Unpin,
+        >,
+        awc::error::SendRequestError,
+    >,
+) -> (u16, Value) {
+    match sent {
         Ok(mut res) => {
             let status = res.status().as_u16();
             let value = res
@@ -46,6 +57,18 @@ async fn post(client: &awc::Client, url: &str, token: Option<&str>, body: &Value
         }
         Err(_) => (0, Value::Null),
     }
+}
+
+async fn post(client: &awc::Client, url: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+    let mut req = client.post(url);
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    answer(req.send_json(body).await).await
+}
+
+async fn get(client: &awc::Client, url: &str, token: &str) -> (u16, Value) {
+    answer(client.get(url).bearer_auth(token).send().await).await
 }
 
 async fn register(client: &awc::Client, base: &str, name: &str) -> (String, String) {
@@ -61,19 +84,6 @@ async fn register(client: &awc::Client, base: &str, name: &str) -> (String, Stri
         body["access_token"].as_str().unwrap_or_default().to_owned(),
         body["player"]["id"].as_str().unwrap_or_default().to_owned(),
     )
-}
-
-async fn state(client: &awc::Client, base: &str, token: &str, id: &str) -> Value {
-    let mut res = client
-        .get(format!("{base}/api/v1/matches/{id}"))
-        .bearer_auth(token)
-        .send()
-        .await
-        .expect("state");
-    res.json::<Value>()
-        .limit(8 << 20)
-        .await
-        .expect("state json")
 }
 
 async fn setup(client: &awc::Client, base: &str, tag: &str, i: usize) -> Game {
@@ -95,23 +105,12 @@ async fn setup(client: &awc::Client, base: &str, tag: &str, i: usize) -> Game {
     )
     .await;
     let match_id = joined["match_id"].as_str().expect("match").to_owned();
-    let state = state(client, base, &t0, &match_id).await;
     Game {
         room: code,
         tokens: [t0, t1],
         ids: [id0, id1],
         match_id,
-        state,
     }
-}
-
-fn mover(game: &Game) -> usize {
-    let x = game.state["players"]["x"]["id"]
-        .as_str()
-        .unwrap_or_default();
-    let x_is_first = x == game.ids[0];
-    let x_to_move = game.state["turn"] == "x";
-    usize::from(x_is_first != x_to_move)
 }
 
 async fn play(
@@ -122,51 +121,212 @@ async fn play(
     seed: u64,
 ) -> (Vec<f64>, usize) {
     let mut latencies = Vec::new();
-    let mut errors = 0;
+    let mut refused = 0;
     let mut rng = seed | 1;
     while Instant::now() < until {
-        if game.state["status"] != "active" {
-            let (_, room) = post(
-                &client,
-                &format!("{base}/api/v1/rooms/{}/rematch", game.room),
-                Some(&game.tokens[0]),
-                &json!({"after_match_id": game.match_id}),
-            )
-            .await;
-            game.match_id = room["match_id"].as_str().unwrap_or_default().to_owned();
-            game.state = state(&client, &base, &game.tokens[0], &game.match_id).await;
-            continue;
+        let tokens = [game.tokens[0].as_str(), game.tokens[1].as_str()];
+        let ids = [game.ids[0].as_str(), game.ids[1].as_str()];
+        refused += play_out(
+            &client,
+            &base,
+            tokens,
+            ids,
+            &game.match_id,
+            until,
+            &mut rng,
+            &mut latencies,
+        )
+        .await;
+        if Instant::now() >= until {
+            break;
         }
-        let legal = game.state["next"]["legal"]
+        let (_, room) = post(
+            &client,
+            &format!("{base}/api/v1/rooms/{}/rematch", game.room),
+            Some(&game.tokens[0]),
+            &json!({"after_match_id": game.match_id}),
+        )
+        .await;
+        game.match_id = room["match_id"].as_str().unwrap_or_default().to_owned();
+    }
+    (latencies, refused)
+}
+
+/// Plays random legal moves for whichever of `tokens` is to move until the
+/// match ends; returns the number of refused moves.
+#[allow(clippy::too_many_arguments)]
+async fn play_out(
+    client: &awc::Client,
+    base: &str,
+    tokens: [&str; 2],
+    ids: [&str; 2],
+    match_id: &str,
+    until: Instant,
+    rng: &mut u64,
+    latencies: &mut Vec<f64>,
+) -> usize {
+    let mut refused = 0;
+    let (_, mut state) = get(
+        client,
+        &format!("{base}/api/v1/matches/{match_id}"),
+        tokens[0],
+    )
+    .await;
+    while Instant::now() < until && state["status"] == "active" {
+        let legal = state["next"]["legal"]
             .as_array()
             .cloned()
             .unwrap_or_default();
+        let x_first = state["players"]["x"]["id"] == ids[0];
+        let who = usize::from(x_first != (state["turn"] == "x"));
         if legal.is_empty() {
-            game.state = state(&client, &base, &game.tokens[0], &game.match_id).await;
+            (_, state) = get(
+                client,
+                &format!("{base}/api/v1/matches/{match_id}"),
+                tokens[0],
+            )
+            .await;
             continue;
         }
-        rng ^= rng << 13;
-        rng ^= rng >> 7;
-        rng ^= rng << 17;
-        let address = legal[(rng % legal.len() as u64) as usize].clone();
-        let who = mover(&game);
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        let address = legal[(*rng % legal.len() as u64) as usize].clone();
         let started = Instant::now();
         let (status, body) = post(
-            &client,
-            &format!("{base}/api/v1/matches/{}/moves", game.match_id),
-            Some(&game.tokens[who]),
-            &json!({"ply": game.state["ply"], "address": address}),
+            client,
+            &format!("{base}/api/v1/matches/{match_id}/moves"),
+            Some(tokens[who]),
+            &json!({"ply": state["ply"], "address": address}),
         )
         .await;
         if status == 200 {
             latencies.push(started.elapsed().as_secs_f64() * 1000.0);
-            game.state = body;
+            state = body;
         } else {
-            errors += 1;
-            game.state = state(&client, &base, &game.tokens[0], &game.match_id).await;
+            refused += 1;
+            (_, state) = get(
+                client,
+                &format!("{base}/api/v1/matches/{match_id}"),
+                tokens[0],
+            )
+            .await;
         }
     }
-    (latencies, errors)
+    refused
+}
+
+/// Two players who queue on a ladder, play the match they are given, and queue again.
+async fn ranked_pair(
+    client: awc::Client,
+    base: String,
+    tag: String,
+    i: usize,
+    until: Instant,
+) -> (Vec<f64>, usize) {
+    let ladder: String = env("LOAD_LADDER", "ultimate-turn30".to_owned());
+    let (t0, id0) = register(&client, &base, &format!("rk{tag}{i}a")).await;
+    let (t1, id1) = register(&client, &base, &format!("rk{tag}{i}b")).await;
+    let mut latencies = Vec::new();
+    let mut matches = 0;
+    let mut rng = i as u64 * 104_729 + 3;
+    while Instant::now() < until {
+        let mut tickets = Vec::new();
+        for token in [&t0, &t1] {
+            let (_, ticket) = post(
+                &client,
+                &format!("{base}/api/v1/matchmaking/tickets"),
+                Some(token),
+                &json!({"ladder": ladder}),
+            )
+            .await;
+            tickets.push(ticket["id"].as_str().unwrap_or_default().to_owned());
+        }
+        let mut match_id = None;
+        while match_id.is_none() && Instant::now() < until {
+            actix_rt::time::sleep(Duration::from_millis(200)).await;
+            let (_, ticket) = get(
+                &client,
+                &format!("{base}/api/v1/matchmaking/tickets/{}", tickets[0]),
+                &t0,
+            )
+            .await;
+            match_id = ticket["match_id"].as_str().map(str::to_owned);
+        }
+        let Some(match_id) = match_id else { break };
+        play_out(
+            &client,
+            &base,
+            [&t0, &t1],
+            [&id0, &id1],
+            &match_id,
+            until,
+            &mut rng,
+            &mut latencies,
+        )
+        .await;
+        matches += 1;
+    }
+    (latencies, matches)
+}
+
+/// Logs one player in over and over; returns the number of successful logins.
+async fn login_loop(
+    client: awc::Client,
+    base: String,
+    tag: String,
+    i: usize,
+    until: Instant,
+) -> usize {
+    let name = format!("lg{tag}{i}");
+    register(&client, &base, &name).await;
+    let mut ok = 0;
+    while Instant::now() < until {
+        let (status, _) = post(
+            &client,
+            &format!("{base}/api/v1/auth/login"),
+            None,
+            &json!({"username": name, "password": "load test password"}),
+        )
+        .await;
+        ok += usize::from(status == 200);
+    }
+    ok
+}
+
+/// Reads a match's event stream until `until`; returns the number of `state` events.
+async fn watch(
+    client: awc::Client,
+    base: String,
+    token: String,
+    match_id: String,
+    until: Instant,
+) -> usize {
+    use futures_util::StreamExt as _;
+    let Ok(mut res) = client
+        .get(format!("{base}/api/v1/matches/{match_id}/events"))
+        .bearer_auth(&token)
+        .timeout(Duration::from_secs(3600))
+        .send()
+        .await
+    else {
+        return 0;
+    };
+    let mut events = 0;
+    while let Ok(Some(Ok(chunk))) =
+        actix_rt::time::timeout(until.saturating_duration_since(Instant::now()), res.next()).await
+    {
+        events += chunk.windows(12).filter(|w| w == b"event: state").count();
+    }
+    events
+}
+
+/// Resident set size of `pid` in MiB (`VmRSS`), from /proc.
+fn rss_mib(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib / 1024.0)
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -192,6 +352,34 @@ fn main() {
         eprintln!("{games} games ready; playing for {secs} s against {base}");
         let until = Instant::now() + Duration::from_secs(secs);
         let started = Instant::now();
+        let mixed = env("LOAD_MIXED", 0u8) == 1;
+        let pid: Option<u32> = std::env::var("LOAD_PID").ok().and_then(|v| v.parse().ok());
+        let sampler = pid.map(|pid| {
+            actix_rt::spawn(async move {
+                let first = rss_mib(pid).unwrap_or(f64::NAN);
+                let (mut peak, mut last) = (first, first);
+                while Instant::now() < until {
+                    actix_rt::time::sleep(Duration::from_secs(1)).await;
+                    last = rss_mib(pid).unwrap_or(f64::NAN);
+                    peak = peak.max(last);
+                }
+                (first, peak, last)
+            })
+        });
+        let mut watchers = Vec::new();
+        let mut logins = Vec::new();
+        let mut ranked = Vec::new();
+        if mixed {
+            for g in &set {
+                watchers.push(actix_rt::spawn(watch(client.clone(), base.clone(), g.tokens[1].clone(), g.match_id.clone(), until)));
+            }
+            for i in 0..env("LOAD_LOGINS", 2usize) {
+                logins.push(actix_rt::spawn(login_loop(client.clone(), base.clone(), tag.clone(), i, until)));
+            }
+            for i in 0..env("LOAD_RANKED", 4usize) {
+                ranked.push(actix_rt::spawn(ranked_pair(client.clone(), base.clone(), tag.clone(), i, until)));
+            }
+        }
         let tasks: Vec<_> = set
             .into_iter()
             .enumerate()
@@ -204,8 +392,32 @@ fn main() {
             all.extend(l);
             errors += e;
         }
+        let mut ranked_matches = 0;
+        for t in ranked {
+            let (l, m) = t.await.expect("ranked task");
+            all.extend(l);
+            ranked_matches += m;
+        }
         let elapsed = started.elapsed().as_secs_f64();
         all.sort_by(f64::total_cmp);
+        if mixed {
+            let mut login_count = 0;
+            for t in logins {
+                login_count += t.await.expect("login task");
+            }
+            let mut events = 0;
+            for t in watchers {
+                events += t.await.expect("watch task");
+            }
+            println!(
+                "mixed: {login_count} logins ({:.1}/s), {ranked_matches} ranked matches started, {events} state events on {games} streams",
+                login_count as f64 / elapsed
+            );
+        }
+        if let Some(sampler) = sampler {
+            let (first, peak, last) = sampler.await.expect("sampler");
+            println!("server RSS: {first:.1} MiB at start, peak {peak:.1} MiB, {last:.1} MiB at the end");
+        }
         println!(
             "{} moves in {elapsed:.1} s = {:.0} moves/s; latency p50 {:.2} ms, p99 {:.2} ms; {errors} refused",
             all.len(),

@@ -67,7 +67,8 @@ pub struct TestDatabase {
 }
 
 impl TestDatabase {
-    fn create(admin_url: &str) -> TestDatabase {
+    /// Creates a database on the server of `admin_url`.
+    pub fn create(admin_url: &str) -> TestDatabase {
         let name = format!("uttt_test_{}", uttt::ids::record_id().to_lowercase());
         let mut conn = PgConnection::establish(admin_url).unwrap_or_else(|e| {
             panic!("TEST_DATABASE_URL is set to {admin_url} but PostgreSQL cannot be reached: {e}")

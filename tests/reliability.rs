@@ -1,0 +1,908 @@
+//! Reliability with real `uttt serve` processes on PostgreSQL and Redis:
+//! two instances sharing one database and broker, crashes (`kill -9` of the
+//! server, a restart of Redis), and graceful shutdown on SIGTERM.
+//!
+//! These run when `TEST_DATABASE_URL` and `TEST_REDIS_URL` are set (as
+//! `.ci/run` sets them); they use real time, a few seconds each.
+
+#[path = "api/helpers.rs"]
+mod helpers;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use helpers::{EventStream, TestDatabase};
+
+const SECRET: &str = "reliability-secret-0123456789abcdef0123";
+/// A ladder where a match takes seconds: tic-tac-toe, 5 s a turn.
+const QUICK: &str = r#"[{"id":"quick","name":"Quick","depth":1,"time_control":{"kind":"per_turn","turn_ms":5000}},
+                       {"id":"lonely","name":"Lonely","depth":1,"time_control":{"kind":"per_turn","turn_ms":5000}}]"#;
+
+fn env_or_skip() -> Option<(String, String)> {
+    let db = std::env::var("TEST_DATABASE_URL")
+        .ok()
+        .filter(|v| !v.is_empty());
+    let redis = std::env::var("TEST_REDIS_URL")
+        .ok()
+        .filter(|v| !v.is_empty());
+    match (db, redis) {
+        (Some(db), Some(redis)) => Some((db, redis)),
+        (None, None) => {
+            eprintln!(
+                "TEST_DATABASE_URL / TEST_REDIS_URL are not set: the multi-process tests do not run"
+            );
+            None
+        }
+        _ => panic!("set both TEST_DATABASE_URL and TEST_REDIS_URL for the multi-process tests"),
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A `uttt serve` process.
+struct Server {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+    env: Vec<(String, String)>,
+}
+
+impl Server {
+    fn start(port: u16, env: &[(String, String)], log: &Path) -> Server {
+        let out = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_uttt"))
+            .arg("serve")
+            .envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .env("UTTT_BIND", format!("127.0.0.1:{port}"))
+            .stdout(Stdio::from(out.try_clone().unwrap()))
+            .stderr(Stdio::from(out))
+            .spawn()
+            .expect("start uttt serve");
+        Server {
+            child,
+            port,
+            log: log.to_owned(),
+            env: env.to_vec(),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    async fn ready(&self, client: &awc::Client) {
+        for _ in 0..300 {
+            if let Ok(res) = client.get(format!("{}/readyz", self.url())).send().await
+                && res.status().as_u16() == 200
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!(
+            "uttt on port {} did not become ready; log:\n{}",
+            self.port,
+            self.log_tail()
+        );
+    }
+
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        text.lines()
+            .rev()
+            .take(40)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn signal(&self, signal: &str) {
+        let ok = Command::new("kill")
+            .arg(signal)
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "kill {signal} failed");
+    }
+
+    /// `kill -9`, then a fresh process on the same port.
+    fn crash_and_restart(&mut self) {
+        self.signal("-KILL");
+        let _ = self.child.wait();
+        *self = Server::start(self.port, &self.env.clone(), &self.log.clone());
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn server_env(db: &str, redis: &str, prefix: &str, dir: &Path) -> Vec<(String, String)> {
+    [
+        ("DATABASE_URL", db.to_owned()),
+        ("REDIS_URL", redis.to_owned()),
+        ("UTTT_REDIS_PREFIX", prefix.to_owned()),
+        ("UTTT_JWT_SECRET", SECRET.to_owned()),
+        ("UTTT_DATA_DIR", dir.display().to_string()),
+        ("UTTT_LADDERS", QUICK.to_owned()),
+        ("UTTT_DROP_GRACE_MS", "1500".to_owned()),
+        ("UTTT_MM_ROUND_MS", "100".to_owned()),
+        ("UTTT_MM_WINDOW_START", "5000".to_owned()),
+        ("UTTT_REGISTER_LIMIT_PER_ADDRESS", "100000".to_owned()),
+        ("UTTT_LOGIN_LIMIT_PER_ADDRESS", "100000".to_owned()),
+        ("UTTT_HTTP_WORKERS", "2".to_owned()),
+        ("RUST_LOG", "warn".to_owned()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("uttt-{name}-{}", uttt::ids::record_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn client() -> awc::Client {
+    awc::Client::builder()
+        .connector(awc::Connector::new().limit(256))
+        .timeout(Duration::from_secs(20))
+        .finish()
+}
+
+/// One HTTP call; `None` when the server cannot be reached.
+async fn call(
+    client: &awc::Client,
+    method: &str,
+    url: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> Option<(u16, Value)> {
+    let mut req = client.request(
+        awc::http::Method::from_bytes(method.as_bytes()).unwrap(),
+        url,
+    );
+    if let Some(t) = token {
+        req = req.bearer_auth(t);
+    }
+    let sent = match body {
+        Some(b) => req.send_json(b).await,
+        None => req.send().await,
+    };
+    let mut res = sent.ok()?;
+    let status = res.status().as_u16();
+    let bytes = res.body().limit(8 << 20).await.ok()?;
+    Some((
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    ))
+}
+
+#[derive(Clone)]
+struct Client {
+    id: String,
+    name: String,
+    token: String,
+}
+
+async fn register(client: &awc::Client, base: &str, name: &str) -> Client {
+    let (status, body) = call(
+        client,
+        "POST",
+        &format!("{base}/api/v1/auth/register"),
+        None,
+        Some(&json!({"username": name, "password": "reliable password"})),
+    )
+    .await
+    .expect("register");
+    assert_eq!(status, 201, "{body}");
+    Client {
+        id: body["player"]["id"].as_str().unwrap().to_owned(),
+        name: name.to_owned(),
+        token: body["access_token"].as_str().unwrap().to_owned(),
+    }
+}
+
+/// Reads every match of the database and checks it: stored record = replay of the moves, result follows.
+async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::MatchRow> {
+    let db = uttt::store::Db::new(
+        &uttt::config::DatabaseConfig::Postgres(db_url.to_owned()),
+        2,
+    )
+    .unwrap();
+    let rows: Vec<(
+        uttt::store::matches::MatchRow,
+        Vec<uttt::store::matches::MoveRow>,
+    )> = db
+        .run(|conn| -> Result<_, uttt::store::StoreError> {
+            let matches = uttt::store::history::search(conn, &Default::default(), None, 10_000)?;
+            let mut out = Vec::new();
+            for m in matches {
+                let moves = uttt::store::matches::moves(conn, &m.id)?;
+                out.push((m, moves));
+            }
+            Ok(out)
+        })
+        .await
+        .unwrap();
+    for (row, moves) in &rows {
+        let depth = uttt::rules::Depth::new(row.depth as u8).unwrap();
+        let squares: Vec<uttt::rules::Square> = moves
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                assert_eq!(
+                    m.ply as usize, i,
+                    "match {}: moves numbered without gaps",
+                    row.id
+                );
+                uttt::rules::Square::new(depth, m.square as usize).unwrap()
+            })
+            .collect();
+        let (stored, record) = uttt::rules::decode(&row.position).expect("record decodes");
+        assert_eq!(
+            record, squares,
+            "match {}: the stored record is the stored moves",
+            row.id
+        );
+        assert_eq!(
+            uttt::rules::Position::replay(depth, &squares).unwrap(),
+            stored
+        );
+        let record = uttt::service::admin::ExportRecord {
+            id: row.id.clone(),
+            mode: row.mode.clone(),
+            ladder: row.ladder.clone(),
+            rated: row.rated,
+            depth: depth.get(),
+            time_control: uttt::service::matches::state::TimeControlBody::None,
+            x: None,
+            o: None,
+            status: row.status.clone(),
+            winner: row.winner.clone(),
+            reason: row.reason.clone(),
+            created_at: String::new(),
+            finished_at: None,
+            moves: uttt::service::admin::moves_text(depth, moves.iter().map(|m| m.square)),
+        };
+        uttt::cli::replay::check(&record).unwrap_or_else(|e| panic!("match {}: {e}", row.id));
+    }
+    rows.into_iter().map(|(r, _)| r).collect()
+}
+
+/// Plays one match from both seats through the given instances until it ends.
+/// `behaviour`: "play", "drop_o" (O vanishes after its first move), "stall_x" (X stays but never moves).
+async fn drive(
+    client: awc::Client,
+    bases: [String; 2],
+    x: Client,
+    o: Client,
+    id: String,
+    behaviour: &'static str,
+) -> Value {
+    let mut turn_count = 0u32;
+    loop {
+        let viewer = if behaviour == "drop_o" && turn_count > 1 {
+            &x
+        } else {
+            &o
+        };
+        let (_, state) = call(
+            &client,
+            "GET",
+            &format!("{}/api/v1/matches/{id}", bases[turn_count as usize % 2]),
+            Some(&viewer.token),
+            None,
+        )
+        .await
+        .expect("state");
+        if state["status"] == "finished" {
+            return state;
+        }
+        let mover = if state["turn"] == "x" { &x } else { &o };
+        let dropped =
+            behaviour == "drop_o" && mover.id == o.id && state["ply"].as_u64().unwrap_or(0) >= 1;
+        let stalled = behaviour == "stall_x" && mover.id == x.id;
+        if dropped || stalled {
+            if stalled {
+                let base = &bases[0];
+                call(
+                    &client,
+                    "POST",
+                    &format!("{base}/api/v1/matches/{id}/heartbeat"),
+                    Some(&x.token),
+                    Some(&json!({})),
+                )
+                .await;
+            }
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            turn_count += 1;
+            continue;
+        }
+        let legal = state["next"]["legal"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if let Some(address) = legal.first() {
+            let base = &bases[(turn_count as usize + 1) % 2];
+            call(
+                &client,
+                "POST",
+                &format!("{base}/api/v1/matches/{id}/moves"),
+                Some(&mover.token),
+                Some(&json!({"ply": state["ply"], "address": address})),
+            )
+            .await;
+        }
+        turn_count += 1;
+    }
+}
+
+#[actix_web::test]
+async fn two_instances_play_ranked_games_without_double_booking_double_moves_or_lost_events() {
+    let Some((admin_url, redis)) = env_or_skip() else {
+        return;
+    };
+    let db = TestDatabase::create(&admin_url);
+    let dir = temp_dir("two");
+    let prefix = format!("rel:{}:", uttt::ids::record_id());
+    let env = server_env(&db.url, &redis, &prefix, &dir);
+    let a = Server::start(free_port(), &env, &dir.join("a.log"));
+    let b = Server::start(free_port(), &env, &dir.join("b.log"));
+    let http = client();
+    a.ready(&http).await;
+    b.ready(&http).await;
+    let bases = [a.url(), b.url()];
+
+    let mut players = Vec::new();
+    for i in 0..12 {
+        players.push(register(&http, &bases[i % 2], &format!("rel_{i}")).await);
+    }
+    // Each player listens on one instance and queues through the other.
+    let mut own_events = Vec::new();
+    for (i, p) in players.iter().enumerate() {
+        own_events.push(
+            EventStream::open_at(&bases[i % 2], &http, "/api/v1/me/events", &p.token, None).await,
+        );
+    }
+    for (i, p) in players.iter().enumerate() {
+        let (status, body) = call(
+            &http,
+            "POST",
+            &format!("{}/api/v1/matchmaking/tickets", bases[(i + 1) % 2]),
+            Some(&p.token),
+            Some(&json!({"ladder": "quick"})),
+        )
+        .await
+        .unwrap();
+        assert_eq!(status, 201, "{body}");
+    }
+    let mut match_of: HashMap<String, String> = HashMap::new();
+    for (p, events) in players.iter().zip(own_events.iter_mut()) {
+        let found = events
+            .next_event(Duration::from_secs(20))
+            .await
+            .expect("match_found");
+        assert_eq!(found.event, "match_found");
+        let data: Value = serde_json::from_str(&found.data).unwrap();
+        match_of.insert(p.id.clone(), data["match_id"].as_str().unwrap().to_owned());
+    }
+    let mut seated: HashMap<String, Vec<String>> = HashMap::new();
+    for (player, m) in &match_of {
+        seated.entry(m.clone()).or_default().push(player.clone());
+    }
+    assert_eq!(
+        seated.len(),
+        6,
+        "12 players, 6 matches: nobody double-booked"
+    );
+    assert!(seated.values().all(|v| v.len() == 2));
+
+    // Watch every match on both instances, and play them: four to the end,
+    // one with a dropped O (the CPU substitutes), one where X stalls (time forfeit).
+    // A spectator watches: a seated player's open stream would keep their seat present.
+    let spectator = register(&http, &bases[0], "rel_spectator").await;
+    drop(own_events);
+    let by_id: HashMap<String, Client> =
+        players.iter().map(|p| (p.id.clone(), p.clone())).collect();
+    let mut watchers = Vec::new();
+    let mut drivers = Vec::new();
+    let behaviours = ["play", "play", "drop_o", "stall_x", "play", "play"];
+    let mut ids: Vec<&String> = seated.keys().collect();
+    ids.sort();
+    for (k, id) in ids.iter().enumerate() {
+        let (_, state) = call(
+            &http,
+            "GET",
+            &format!("{}/api/v1/matches/{id}", bases[0]),
+            Some(&players[0].token),
+            None,
+        )
+        .await
+        .unwrap();
+        let x = by_id[state["players"]["x"]["id"].as_str().unwrap()].clone();
+        let o = by_id[state["players"]["o"]["id"].as_str().unwrap()].clone();
+        for base in &bases {
+            let stream = EventStream::open_at(
+                base,
+                &http,
+                &format!("/api/v1/matches/{id}/events"),
+                &spectator.token,
+                None,
+            )
+            .await;
+            let versions = Arc::new(Mutex::new(Vec::new()));
+            let seen = versions.clone();
+            watchers.push((
+                id.to_string(),
+                versions,
+                actix_web::rt::spawn(async move {
+                    let mut stream = stream;
+                    while let Some(event) = stream.next_event(Duration::from_secs(60)).await {
+                        let state: Value = serde_json::from_str(&event.data).unwrap();
+                        seen.lock()
+                            .unwrap()
+                            .push(state["version"].as_i64().unwrap());
+                        if state["status"] == "finished" {
+                            break;
+                        }
+                    }
+                }),
+            ));
+        }
+        drivers.push(actix_web::rt::spawn(drive(
+            http.clone(),
+            bases.clone(),
+            x,
+            o,
+            id.to_string(),
+            behaviours[k],
+        )));
+    }
+    let mut finals = Vec::new();
+    for d in drivers {
+        finals.push(
+            tokio::time::timeout(Duration::from_secs(60), d)
+                .await
+                .expect("match ends")
+                .unwrap(),
+        );
+    }
+    let substituted = &finals[2];
+    assert_eq!(
+        substituted["players"]["o"]["controller"], "cpu",
+        "the dropped O is played by the CPU: {substituted}"
+    );
+    let forfeited = &finals[3];
+    assert_eq!(forfeited["result"]["reason"], "timeout", "{forfeited}");
+    assert_eq!(
+        forfeited["result"]["winner"], "o",
+        "the stalling X loses on time"
+    );
+
+    let rows = assert_database_consistent(&db.url).await;
+    assert_eq!(rows.len(), 6);
+    for (id, versions, task) in watchers {
+        tokio::time::timeout(Duration::from_secs(20), task)
+            .await
+            .expect("stream ends")
+            .unwrap();
+        let versions = versions.lock().unwrap().clone();
+        assert!(
+            versions.windows(2).all(|w| w[0] < w[1]),
+            "match {id}: versions only grow: {versions:?}"
+        );
+        let final_version = rows.iter().find(|r| r.id == id).unwrap().version as i64;
+        assert_eq!(
+            versions.last().copied(),
+            Some(final_version),
+            "match {id}: the stream saw the final state"
+        );
+    }
+    // Both instances' rated results counted exactly once.
+    for p in &players {
+        let games = quick_games(&http, &bases[0], p).await;
+        assert_eq!(games, 1, "{}: one rated game", p.name);
+    }
+    drop(a);
+    drop(b);
+}
+
+/// The number of rated games `p` has on the `quick` ladder, from `/me`.
+async fn quick_games(http: &awc::Client, base: &str, p: &Client) -> u64 {
+    let (_, me) = call(
+        http,
+        "GET",
+        &format!("{base}/api/v1/me"),
+        Some(&p.token),
+        None,
+    )
+    .await
+    .expect("me");
+    let ratings = me["ratings"].as_array().cloned().unwrap_or_default();
+    ratings
+        .iter()
+        .find(|r| r["ladder"] == "quick")
+        .map_or(0, |r| r["games"].as_u64().unwrap())
+}
+
+/// The next game for a pair: a rematch in their room, or (no room) both queue
+/// on the `quick` ladder until paired. `None` while the server is unreachable.
+async fn next_game(
+    http: &awc::Client,
+    base: &str,
+    room: Option<&str>,
+    after: &str,
+    a: &Client,
+    b: &Client,
+) -> Option<String> {
+    if let Some(code) = room {
+        let (status, room) = call(
+            http,
+            "POST",
+            &format!("{base}/api/v1/rooms/{code}/rematch"),
+            Some(&a.token),
+            Some(&json!({"after_match_id": after})),
+        )
+        .await?;
+        return (status == 200).then(|| room["match_id"].as_str().unwrap().to_owned());
+    }
+    let mut ticket = String::new();
+    for p in [a, b] {
+        // 409 already_queued after a crash is fine: the ticket is still there.
+        let (_, t) = call(
+            http,
+            "POST",
+            &format!("{base}/api/v1/matchmaking/tickets"),
+            Some(&p.token),
+            Some(&json!({"ladder": "quick"})),
+        )
+        .await?;
+        if let Some(id) = t["id"].as_str().or(t["ticket_id"].as_str()) {
+            ticket = id.to_owned();
+        }
+    }
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let (_, t) = call(
+            http,
+            "GET",
+            &format!("{base}/api/v1/matchmaking/tickets/{ticket}"),
+            Some(&b.token),
+            None,
+        )
+        .await?;
+        if let Some(m) = t["match_id"].as_str() {
+            return Some(m.to_owned());
+        }
+    }
+    None
+}
+
+#[actix_web::test]
+async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
+    let Some((admin_url, _shared_redis)) = env_or_skip() else {
+        return;
+    };
+    // A Redis of this test's own, so restarting it disturbs no other test.
+    let redis_port = free_port();
+    let start_redis = || {
+        Command::new("redis-server")
+            .args([
+                "--port",
+                &redis_port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("redis-server must be installed for the crash test")
+    };
+    let mut redis = start_redis();
+    let redis_url = format!("redis://127.0.0.1:{redis_port}");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", redis_port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let db = TestDatabase::create(&admin_url);
+    let dir = temp_dir("crash");
+    let env = server_env(&db.url, &redis_url, "crash:", &dir);
+    let mut server = Server::start(free_port(), &env, &dir.join("server.log"));
+    let http = client();
+    server.ready(&http).await;
+    let base = server.url();
+
+    // Eight rooms playing game after game, and one player waiting alone on a ladder.
+    let mut games = Vec::new();
+    for g in 0..8 {
+        let a = register(&http, &base, &format!("cx_{g}")).await;
+        let b = register(&http, &base, &format!("co_{g}")).await;
+        let (_, room) = call(
+            &http,
+            "POST",
+            &format!("{base}/api/v1/rooms"),
+            Some(&a.token),
+            Some(&json!({"depth": 2, "time_control": {"kind": "none"}})),
+        )
+        .await
+        .unwrap();
+        let code = room["code"].as_str().unwrap().to_owned();
+        let (_, joined) = call(
+            &http,
+            "POST",
+            &format!("{base}/api/v1/rooms/{code}/join"),
+            Some(&b.token),
+            Some(&json!({})),
+        )
+        .await
+        .unwrap();
+        games.push((
+            Some(code),
+            joined["match_id"].as_str().unwrap().to_owned(),
+            a,
+            b,
+        ));
+    }
+    let waiting = register(&http, &base, "c_waiting").await;
+    let (_, ticket) = call(
+        &http,
+        "POST",
+        &format!("{base}/api/v1/matchmaking/tickets"),
+        Some(&waiting.token),
+        Some(&json!({"ladder": "lonely"})),
+    )
+    .await
+    .unwrap();
+    let ticket_id = ticket["id"].as_str().unwrap().to_owned();
+
+    // Steady move load; every move acknowledged with 200 is recorded.
+    let acked: Arc<Mutex<Vec<(String, u64, Value)>>> = Arc::default();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut load = Vec::new();
+    // A ranked pair too, queueing again after each match (one pair, so it is always paired with itself).
+    for r in 0..1 {
+        let a = register(&http, &base, &format!("cr_{r}a")).await;
+        let b = register(&http, &base, &format!("cr_{r}b")).await;
+        let first = next_game(&http, &base, None, "", &a, &b)
+            .await
+            .expect("ranked pair matched");
+        games.push((None, first, a, b));
+    }
+    for (code, first, a, b) in games.clone() {
+        let (http, acked, stop, base) = (http.clone(), acked.clone(), stop.clone(), base.clone());
+        load.push(actix_web::rt::spawn(async move {
+            let mut id = first;
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let Some((200, state)) = call(
+                    &http,
+                    "GET",
+                    &format!("{base}/api/v1/matches/{id}"),
+                    Some(&a.token),
+                    None,
+                )
+                .await
+                else {
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                };
+                if state["status"] != "active" {
+                    if let Some(next) = next_game(&http, &base, code.as_deref(), &id, &a, &b).await
+                    {
+                        id = next;
+                    }
+                    continue;
+                }
+                let seat = state["turn"].as_str().unwrap().to_owned();
+                let mover = if state["players"][&seat]["id"] == a.id.as_str() {
+                    &a
+                } else {
+                    &b
+                };
+                let legal = state["next"]["legal"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default();
+                let Some(address) = legal.last().cloned() else {
+                    continue;
+                };
+                let ply = state["ply"].as_u64().unwrap();
+                if let Some((200, _)) = call(
+                    &http,
+                    "POST",
+                    &format!("{base}/api/v1/matches/{id}/moves"),
+                    Some(&mover.token),
+                    Some(&json!({"ply": ply, "address": address})),
+                )
+                .await
+                {
+                    acked.lock().unwrap().push((id.clone(), ply, address));
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let before_crash = acked.lock().unwrap().len();
+    server.crash_and_restart();
+    server.ready(&http).await;
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Redis goes away too, loses everything (no persistence), and comes back.
+    let _ = redis.kill();
+    let _ = redis.wait();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    redis = start_redis();
+    tokio::time::sleep(Duration::from_millis(2000)).await;
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    for t in load {
+        t.await.unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(
+        before_crash > 0 && acked.len() > before_crash,
+        "the load ran on both sides of the crash ({before_crash}, {})",
+        acked.len()
+    );
+
+    // Every acknowledged move is in the database, and every match is consistent.
+    let rows = assert_database_consistent(&db.url).await;
+    let store =
+        uttt::store::Db::new(&uttt::config::DatabaseConfig::Postgres(db.url.clone()), 2).unwrap();
+    for (id, ply, address) in &acked {
+        let (m, i) = (id.clone(), *ply as i32);
+        let stored = store
+            .run(move |conn| uttt::store::matches::move_at(conn, &m, i))
+            .await
+            .unwrap()
+            .unwrap_or_else(|| panic!("acknowledged move {id}@{ply} is lost"));
+        let depth = uttt::rules::Depth::new(2).unwrap();
+        let coords: Vec<u8> = address
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap() as u8)
+            .collect();
+        let square =
+            uttt::rules::Square::from_address(depth, &uttt::rules::Address::new(&coords).unwrap())
+                .unwrap();
+        assert_eq!(stored.square as usize, square.index(), "move {id}@{ply}");
+    }
+    assert!(
+        rows.len() > 9,
+        "games went on in every room ({} matches)",
+        rows.len()
+    );
+    // Each finished rated match was counted exactly once in both players' ratings.
+    for (code, _, a, b) in games.iter().filter(|g| g.0.is_none()) {
+        assert!(code.is_none());
+        for p in [a, b] {
+            let finished = rows
+                .iter()
+                .filter(|m| {
+                    m.rated
+                        && m.status == "finished"
+                        && (m.x_player_id.as_deref() == Some(&p.id)
+                            || m.o_player_id.as_deref() == Some(&p.id))
+                })
+                .count();
+            let games = quick_games(&http, &base, p).await;
+            assert_eq!(
+                games as usize, finished,
+                "{}: rated games = finished rated matches",
+                p.name
+            );
+            assert!(finished >= 1, "{} finished a ranked match", p.name);
+        }
+    }
+    // The waiting player's ticket survived the Redis restart (restored from the database).
+    let mut status = Value::Null;
+    for _ in 0..50 {
+        if let Some((200, t)) = call(
+            &http,
+            "GET",
+            &format!("{base}/api/v1/matchmaking/tickets/{ticket_id}"),
+            Some(&waiting.token),
+            None,
+        )
+        .await
+        {
+            status = t;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(status["status"], "queued", "{status}");
+    assert_eq!(status["queue_size"], 1, "back in the queue: {status}");
+    let unique: HashSet<(String, u64)> = acked.iter().map(|(m, p, _)| (m.clone(), *p)).collect();
+    assert_eq!(unique.len(), acked.len(), "no ply was acknowledged twice");
+    let _ = redis.kill();
+    let _ = redis.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[actix_web::test]
+async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock() {
+    let Some((admin_url, redis)) = env_or_skip() else {
+        return;
+    };
+    let db = TestDatabase::create(&admin_url);
+    let dir = temp_dir("term");
+    let prefix = format!("term:{}:", uttt::ids::record_id());
+    let env = server_env(&db.url, &redis, &prefix, &dir);
+    let mut server = Server::start(free_port(), &env, &dir.join("server.log"));
+    let http = client();
+    server.ready(&http).await;
+    let p = register(&http, &server.url(), "term_player").await;
+    let mut events =
+        EventStream::open_at(&server.url(), &http, "/api/v1/me/events", &p.token, None).await;
+    // Keep the pairing worker busy taking its lock.
+    call(
+        &http,
+        "POST",
+        &format!("{}/api/v1/matchmaking/tickets", server.url()),
+        Some(&p.token),
+        Some(&json!({"ladder": "lonely"})),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    server.signal("-TERM");
+    assert!(
+        events.closes_within(Duration::from_secs(10)).await,
+        "the stream is closed by the server"
+    );
+    assert!(
+        events.buffered().contains("retry: 1000"),
+        "{}",
+        events.buffered()
+    );
+    let status = tokio::task::spawn_blocking(move || {
+        let status = server.child.wait().unwrap();
+        (status, server)
+    })
+    .await
+    .unwrap();
+    assert!(
+        status.0.success(),
+        "exit status {:?}; log:\n{}",
+        status.0,
+        status.1.log_tail()
+    );
+    let mut conn = redis::Client::open(redis.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let locks: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{prefix}lock:*"))
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    assert!(locks.is_empty(), "broker locks left behind: {locks:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
