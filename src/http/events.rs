@@ -17,6 +17,7 @@ use super::auth::Authenticated;
 use super::problem::{Problem, ProblemBody};
 use crate::broker::{Notice, Subscription};
 use crate::rules::Seat;
+use crate::service::FieldError;
 use crate::service::accounts::Player;
 use crate::service::matches::state::MatchState;
 use crate::service::matches::{self, parse_payload};
@@ -37,15 +38,44 @@ fn sse_response(
         .streaming(body)
 }
 
+/// One event of a `text/event-stream` response, as a client's EventSource
+/// parses it (keep-alive comments are not events). Documents the frames only.
+#[derive(Debug, utoipa::ToSchema)]
+pub struct ServerSentEvent {
+    /// The event's name: `state` on a match stream; on `/me/events` what happened (`match_found`, …).
+    pub event: Option<String>,
+    /// On a match stream, the version of the state (sent back as `Last-Event-ID` to resume).
+    pub id: Option<String>,
+    /// JSON text: the match state for `state`, the event's payload otherwise.
+    pub data: String,
+    /// How many milliseconds a client waits before it reconnects.
+    pub retry: Option<u64>,
+}
+
 fn state_event(version: i32, json: &str) -> Bytes {
     Bytes::from(format!("event: state\nid: {version}\ndata: {json}\n\n"))
 }
 
-fn last_event_id(req: &HttpRequest) -> Option<i32> {
-    req.headers()
-        .get("Last-Event-ID")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse().ok())
+/// The version a resuming client last received; 0 without the header.
+///
+/// # Errors
+/// 422 `validation_failed` when the header is not a version (a non-negative
+/// integer): the client would otherwise silently get the whole history again.
+fn last_event_id(req: &HttpRequest) -> Result<i32, Problem> {
+    let Some(value) = req.headers().get("Last-Event-ID") else {
+        return Ok(0);
+    };
+    value
+        .to_str()
+        .ok()
+        .and_then(|v| v.trim().parse::<i32>().ok())
+        .filter(|v| *v >= 0)
+        .ok_or_else(|| {
+            Problem::validation(&[FieldError::new(
+                "Last-Event-ID",
+                "must be a version this stream sent (a non-negative integer)",
+            )])
+        })
 }
 
 struct MatchStream {
@@ -133,12 +163,13 @@ fn keep_alive_every(ctx: &Context) -> Duration {
     params(
         ("id" = String, Path, description = "Match id"),
         ("access_token" = Option<String>, Query, description = "The access token, for clients that cannot set headers"),
-        ("Last-Event-ID" = Option<i32>, Header, description = "The last version received"),
+        ("Last-Event-ID" = Option<i32>, Header, minimum = 0, description = "The last version received"),
     ),
     responses(
-        (status = 200, description = "Events `state` (data: the match state; id: its version), and keep-alive comments", content_type = "text/event-stream", body = String),
+        (status = 200, description = "Events `state` (data: the match state; id: its version), and keep-alive comments", content_type = "text/event-stream", body = ServerSentEvent),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: `Last-Event-ID` is not a version", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[get("/{id}/events")]
@@ -149,11 +180,12 @@ pub async fn match_events(
     req: HttpRequest,
 ) -> Result<HttpResponse, Problem> {
     let id = id.into_inner();
+    let sent = last_event_id(&req)?;
     let feed = matches::open_feed(&ctx, &viewer, id.clone()).await?;
     let mut keep_alive = tokio::time::interval(keep_alive_every(&ctx));
     keep_alive.reset();
     let mut state = MatchStream {
-        sent: last_event_id(&req).unwrap_or(0),
+        sent,
         ctx,
         viewer,
         id,
@@ -180,7 +212,7 @@ pub async fn match_events(
     security(("bearer" = [])),
     params(("access_token" = Option<String>, Query, description = "The access token, for clients that cannot set headers")),
     responses(
-        (status = 200, description = "Events named after what happened, JSON data", content_type = "text/event-stream", body = String),
+        (status = 200, description = "Events named after what happened, JSON data", content_type = "text/event-stream", body = ServerSentEvent),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]

@@ -111,6 +111,14 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
     }
     let value: serde_json::Value = serde_json::from_slice(bytes)
         .map_err(|e| Problem::malformed_json(format!("the request body is not valid JSON: {e}")))?;
+    // serde would also read a struct from an array of its fields in order;
+    // every body of the API is an object, so anything else is refused.
+    if !value.is_object() {
+        return Err(Problem::validation(&[FieldError::new(
+            "body",
+            "must be a JSON object",
+        )]));
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let message = e.inner().to_string();
@@ -181,5 +189,12 @@ mod tests {
         assert!(p.to_string().contains("inner.n:"), "{p}");
         let p = parse::<Body>(b"\"text\"").unwrap_err();
         assert!(p.to_string().contains("body:"), "{p}");
+    }
+
+    #[test]
+    fn a_struct_is_not_read_from_an_array_of_its_fields() {
+        let p = parse::<Body>(br#"["x", {"n": 1}]"#).unwrap_err();
+        assert_eq!(p.code(), "validation_failed");
+        assert!(p.to_string().contains("body: must be a JSON object"), "{p}");
     }
 }

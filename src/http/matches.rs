@@ -20,7 +20,7 @@ use crate::service::{Context, Error, FieldError};
 #[derive(Debug, Deserialize, ToSchema)]
 pub struct CreateMatchBody {
     /// Only `cpu` (rooms and matchmaking make the other kinds).
-    #[schema(example = "cpu")]
+    #[schema(example = "cpu", pattern = "^cpu$")]
     pub opponent: String,
     /// Board depth 1..=4 (default 2, the classic game).
     #[serde(default)]
@@ -46,7 +46,7 @@ pub struct MoveBody {
     #[schema(minimum = 0, example = 0)]
     pub ply: u32,
     /// The square, root first: one coordinate 0..=8 per level of the match's depth.
-    #[schema(example = json!([4, 0]))]
+    #[schema(example = json!([4, 0]), min_items = 1, max_items = 4)]
     pub address: Vec<i64>,
 }
 

@@ -128,10 +128,12 @@ pub async fn join(
     request_body(content = Option<RematchBody>, description = "Optional"),
     responses(
         (status = 200, description = "The room with its new game's `match_id`", body = RoomState),
+        (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 403, description = "`forbidden`: not one of the room's players", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "`match_in_progress` (with `match_id`) or `room_not_full`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: a body that is not `{after_match_id}`", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[post("/{code}/rematch")]

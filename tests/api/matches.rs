@@ -435,8 +435,14 @@ both_backends! {
         app.play(&o, &id, 1, "4.0").await.expect(200);
         let next = resumed.state_where(Duration::from_secs(5), |_| true).await;
         assert_eq!(next["ply"], 2);
-        // Without a token the stream is refused.
+                // Without a token the stream is refused.
         app.get(&path, None).await.expect_problem(401, "unauthorized");
+        // A Last-Event-ID that is no version is refused, not read as "from the start".
+        for bad in ["abc", "-1", "1.5"] {
+            app.call_raw("GET", &path, None, Some(&x.token), &[("Last-Event-ID", bad)])
+                .await
+                .expect_problem(422, "validation_failed");
+        }
     }
 }
 
