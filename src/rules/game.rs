@@ -53,6 +53,16 @@ pub trait Game: Clone {
     /// The number of legal moves, without listing them (bulk counting).
     fn count_legal_moves(&self) -> usize;
 
+    /// Whether `seat` putting its mark on `square` would win the match: the
+    /// square is empty, no board on its path is decided, and the mark
+    /// completes a line in its board, that board a line in its parent, and so
+    /// on up to the root.
+    ///
+    /// Ignores the target and whose turn it is, so it also names the squares
+    /// the opponent threatens. Costs at most one line lookup per level, far
+    /// less than copying the tree to play the move.
+    fn would_win_match(&self, square: Square, seat: Seat) -> bool;
+
     /// Plays `square` for the side to move and returns how many boards the move
     /// decided (0 ..= depth: the board holding the square and the ancestors
     /// the win or draw cascaded to).

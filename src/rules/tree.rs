@@ -320,6 +320,29 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
     }
 
     #[inline]
+    fn would_win_match(&self, square: Square, seat: Seat) -> bool {
+        let flat = square.index();
+        if flat >= Self::SQUARES || self.status.is_over() {
+            return false;
+        }
+        let held = seat.index();
+        let mut board = Self::LEAF_START + flat / 9;
+        let mut bit = 1 << (flat % 9);
+        loop {
+            let node = &self.nodes[board];
+            // An occupied square or a decided board on the path: not playable.
+            if node.done & bit != 0 || !has_line(node.held[held] | bit) {
+                return false;
+            }
+            let Some(below) = board.checked_sub(1) else {
+                return true;
+            };
+            board = below / 9;
+            bit = 1 << (below % 9);
+        }
+    }
+
+    #[inline]
     fn play_unchecked(&mut self, square: Square) -> usize {
         debug_assert_eq!(
             self.check_square(square),
