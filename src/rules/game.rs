@@ -53,6 +53,11 @@ pub trait Game: Clone {
     /// The number of legal moves, without listing them (bulk counting).
     fn count_legal_moves(&self) -> usize;
 
+    /// The legal move at index `n` of [`Game::legal_moves`]' order; `None`
+    /// when there are not that many. With [`Game::count_legal_moves`] this
+    /// picks a random move without listing them (a playout's step).
+    fn nth_legal_move(&self, n: usize) -> Option<Square>;
+
     /// Whether `seat` putting its mark on `square` would win the match: the
     /// square is empty, no board on its path is decided, and the mark
     /// completes a line in its board, that board a line in its parent, and so
