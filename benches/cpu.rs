@@ -15,18 +15,17 @@ use criterion::{
     BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
 };
 use uttt::cpu::{Budget, Rng, Settings, mcts, random_playout};
-use uttt::rules::{Depth, Game, MoveList, Tree2};
+use uttt::rules::{Game, Tree2};
 
 const GAMES: u64 = 1_000;
 const ITERATIONS: u32 = 100_000;
 
 fn playouts_ours(games: u64) -> u32 {
     let mut rng = Rng::new(7);
-    let mut moves = MoveList::new(Depth::TWO);
     let mut plies = 0;
     for _ in 0..games {
         let mut game = Tree2::start();
-        black_box(random_playout(&mut game, &mut rng, &mut moves));
+        black_box(random_playout(&mut game, &mut rng));
         plies += game.ply();
     }
     plies

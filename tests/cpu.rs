@@ -9,7 +9,7 @@ use std::time::Duration;
 use uttt::cpu::{
     self, Budget, Decision, Level, Rng, Settings, Stopwatch, budget::clock_cap, think,
 };
-use uttt::rules::{Address, Depth, MoveList, Position, Seat, Square, Status};
+use uttt::rules::{Address, Depth, Game, MoveList, Position, Seat, Square, Status};
 
 /// A stopwatch that never moves: only the iteration bound stops a search.
 struct Frozen;
@@ -386,6 +386,32 @@ fn would_win_match_agrees_with_playing_the_move_at_every_depth() {
             }
         }
         assert!(seen > 0, "depth {levels}: some winning moves");
+    }
+}
+
+fn nth_legal_move(position: &Position, n: usize) -> Option<Square> {
+    match position {
+        Position::D1(tree) => tree.nth_legal_move(n),
+        Position::D2(tree) => tree.nth_legal_move(n),
+        Position::D3(tree) => tree.nth_legal_move(n),
+        Position::D4(tree) => tree.nth_legal_move(n),
+    }
+}
+
+#[test]
+fn nth_legal_move_walks_the_legal_moves_in_order_at_every_depth() {
+    for levels in 1..=4 {
+        let games = [100, 20, 2, 1][usize::from(levels - 1)];
+        for position in random_positions(levels, games, 4).iter().step_by(3) {
+            let moves = legal(position);
+            let count = position.count_legal_moves();
+            assert_eq!(count, moves.len());
+            let nth: Vec<Square> = (0..count)
+                .map(|n| nth_legal_move(position, n).unwrap())
+                .collect();
+            assert_eq!(nth, moves);
+            assert_eq!(nth_legal_move(position, count), None);
+        }
     }
 }
 

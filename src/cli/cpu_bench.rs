@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 
 use crate::cpu::{Budget, Rng, Settings, mcts, random_playout};
-use crate::rules::{Depth, Game, MoveList, Tree1, Tree2, Tree3, Tree4};
+use crate::rules::{Depth, Game, Tree1, Tree2, Tree3, Tree4};
 
 /// Arguments of `uttt bench cpu`.
 #[derive(Clone, Debug, clap::Args)]
@@ -39,13 +39,12 @@ impl Rate {
 /// Random games from the empty board until `span` has passed.
 fn playouts<G: Game>(span: Duration) -> Rate {
     let mut rng = Rng::new(7);
-    let mut moves = MoveList::new(G::DEPTH);
     let started = Instant::now();
     let (mut games, mut plies) = (0, 0);
     while started.elapsed() < span {
         for _ in 0..16 {
             let mut game = G::start();
-            black_box(random_playout(&mut game, &mut rng, &mut moves));
+            black_box(random_playout(&mut game, &mut rng));
             plies += u64::from(game.ply());
             games += 1;
         }

@@ -11,21 +11,29 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
-use crate::cpu::{self, Level, Rng, Settings};
+use crate::cpu::{self, Budget, Level, Rng, Settings};
 use crate::rules::{Depth, Position, Seat, Status};
 
 /// A player of selfplay: a level, or textbook UCT with a fixed number of iterations.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Contestant {
     /// A CPU level, as in matches (no clock).
     Level(Level),
     /// `uctN`: plain UCT (`c = √2`, random playouts, no tactics), N iterations.
     Uct(u32),
+    /// `mctsN` or `mctsNcX`: the levels' search with N iterations and, when
+    /// given, exploration constant X (for tuning the levels).
+    Search {
+        /// Iterations per move.
+        iterations: u32,
+        /// The exploration constant; the levels' when `None`.
+        exploration: Option<f32>,
+    },
 }
 
 /// A contestant that is neither `1`..=`5` nor `uctN`.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("expected a level 1..=5 or uctN (plain UCT with N iterations), not {0:?}")]
+#[error("expected a level 1..=5, uctN (plain UCT with N iterations) or mctsN[cX], not {0:?}")]
 pub struct ContestantError(String);
 
 impl FromStr for Contestant {
@@ -36,6 +44,19 @@ impl FromStr for Contestant {
         if let Some(iterations) = text.strip_prefix("uct") {
             return match iterations.parse() {
                 Ok(n) if n > 0 => Ok(Contestant::Uct(n)),
+                _ => Err(error()),
+            };
+        }
+        if let Some(rest) = text.strip_prefix("mcts") {
+            let (iterations, exploration) = match rest.split_once('c') {
+                Some((n, c)) => (n, Some(c.parse().map_err(|_| error())?)),
+                None => (rest, None),
+            };
+            return match iterations.parse() {
+                Ok(iterations) if iterations > 0 => Ok(Contestant::Search {
+                    iterations,
+                    exploration,
+                }),
                 _ => Err(error()),
             };
         }
@@ -54,6 +75,14 @@ impl fmt::Display for Contestant {
         match self {
             Contestant::Level(level) => write!(f, "level {}", level.get()),
             Contestant::Uct(iterations) => write!(f, "uct{iterations}"),
+            Contestant::Search {
+                iterations,
+                exploration: None,
+            } => write!(f, "mcts{iterations}"),
+            Contestant::Search {
+                iterations,
+                exploration: Some(c),
+            } => write!(f, "mcts{iterations}c{c}"),
         }
     }
 }
@@ -63,6 +92,16 @@ impl Contestant {
         match self {
             Contestant::Level(level) => cpu::level_settings(position, level, None),
             Contestant::Uct(iterations) => Settings::plain_uct(iterations),
+            Contestant::Search {
+                iterations,
+                exploration,
+            } => {
+                let mut settings = Settings::with_budget(Budget::iterations(iterations));
+                if let Some(c) = exploration {
+                    settings.exploration = c;
+                }
+                settings
+            }
         }
     }
 }
@@ -70,10 +109,11 @@ impl Contestant {
 /// Arguments of `uttt selfplay`.
 #[derive(Clone, Debug, clap::Args)]
 pub struct SelfplayArgs {
-    /// Player A: a level 1..=5, or uctN.
+    /// Player A: a level 1..=5, uctN (plain UCT, N iterations), or mctsN[cX]
+    /// (the levels' search, N iterations, exploration X).
     #[arg(long)]
     pub a: Contestant,
-    /// Player B: a level 1..=5, or uctN.
+    /// Player B, as A.
     #[arg(long)]
     pub b: Contestant,
     /// Games to play; A is X in the even-numbered ones.
@@ -116,7 +156,11 @@ impl Played {
 }
 
 fn play_game(args: &SelfplayArgs, depth: Depth, game: u32) -> Played {
-    let a_seat = if game.is_multiple_of(2) { Seat::X } else { Seat::O };
+    let a_seat = if game.is_multiple_of(2) {
+        Seat::X
+    } else {
+        Seat::O
+    };
     let mut seeds = Rng::new(args.seed ^ u64::from(game).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     let mut position = Position::new(depth);
     let mut think = [(Duration::ZERO, 0); 2];
@@ -292,6 +336,17 @@ mod tests {
         assert!("6".parse::<Contestant>().is_err());
         assert!("uct".parse::<Contestant>().is_err());
         assert!("uct0".parse::<Contestant>().is_err());
+        assert_eq!(
+            "mcts3000c0.7".parse(),
+            Ok(Contestant::Search {
+                iterations: 3000,
+                exploration: Some(0.7)
+            })
+        );
+        assert_eq!(
+            "mcts500".parse::<Contestant>().map(|c| c.to_string()),
+            Ok("mcts500".to_owned())
+        );
     }
 
     #[test]

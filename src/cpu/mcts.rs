@@ -3,7 +3,7 @@
 //! Every iteration copies the root position, walks down the tree by the UCB1
 //! rule replaying the moves on the copy, adds one node, finishes the match
 //! with a random playout and credits the result to every node on the path.
-//! Nodes live in one flat vector (16 bytes each, children contiguous), so an
+//! Nodes live in one flat vector (20 bytes each, children contiguous), so an
 //! iteration allocates nothing once the vector has room.
 
 use crate::rules::{Game, MoveList, Seat, Square, Status};
@@ -12,7 +12,7 @@ use super::budget::{Budget, Stopwatch};
 use super::playout::random_playout;
 use super::{Rng, tactics};
 
-/// The most nodes one search keeps (64 MiB); past it, leaves are no longer
+/// The most nodes one search keeps (80 MiB); past it, leaves are no longer
 /// expanded and the search carries on with playouts from them.
 const MAX_NODES: usize = 1 << 22;
 
@@ -89,6 +89,9 @@ struct Node {
     visits: u32,
     /// Sum of the results for the player who made `square`: 1 win, ½ draw.
     score: f32,
+    /// `1/√visits`, kept up to date by the update so that choosing a child
+    /// costs no division or square root per child.
+    rsqrt: f32,
     square: Square,
     /// 0 until expanded.
     count: u16,
@@ -100,6 +103,7 @@ impl Node {
             first: 0,
             visits: 0,
             score: 0.0,
+            rsqrt: 0.0,
             square,
             count: 0,
         }
@@ -212,7 +216,7 @@ impl<G: Game> Tree<G> {
             let here = self.nodes[node];
             // A leaf's first visit is a playout; its second expands it.
             if here.count == 0 && (here.visits == 0 || !self.expand(node, &game)) {
-                break random_playout(&mut game, &mut self.rng, &mut self.moves);
+                break random_playout(&mut game, &mut self.rng);
             }
             node = self.select(node);
             game.play_unchecked(self.nodes[node].square);
@@ -270,8 +274,8 @@ impl<G: Game> Tree<G> {
             if child.visits == 0 {
                 return first + i;
             }
-            let inverse = 1.0 / child.visits as f32;
-            let value = child.score * inverse + spread * inverse.sqrt();
+            // score/n + spread/√n, as 1/√n · (score · 1/√n + spread).
+            let value = child.rsqrt * (child.score * child.rsqrt + spread);
             if value > best_value {
                 best_value = value;
                 best = i;
@@ -292,6 +296,7 @@ impl<G: Game> Tree<G> {
             let node = &mut self.nodes[index as usize];
             node.visits += 1;
             node.score += if step % 2 == 1 { mine } else { theirs };
+            node.rsqrt = (node.visits as f32).sqrt().recip();
         }
     }
 

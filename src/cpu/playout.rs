@@ -1,22 +1,24 @@
 //! Random playouts: the Monte-Carlo half of the search.
 
-use crate::rules::{Game, MoveList, Status};
+use crate::rules::{Game, Status};
 
 use super::Rng;
 
 /// Plays uniformly random legal moves on `game` until the match ends and
 /// returns its final status.
 ///
-/// Allocates nothing: `moves` is the caller's buffer, and it should come from
-/// [`MoveList::new`] of `G`'s depth so that filling it never grows it.
+/// Allocates nothing, nor lists the moves: it counts them and takes the one
+/// at a random index.
 #[inline]
-pub fn random_playout<G: Game>(game: &mut G, rng: &mut Rng, moves: &mut MoveList) -> Status {
+pub fn random_playout<G: Game>(game: &mut G, rng: &mut Rng) -> Status {
     loop {
-        game.legal_moves(moves);
-        let list = moves.as_slice();
-        if list.is_empty() {
+        let count = game.count_legal_moves();
+        if count == 0 {
             return game.status();
         }
-        game.play_unchecked(list[rng.below(list.len())]);
+        let Some(square) = game.nth_legal_move(rng.below(count)) else {
+            return game.status();
+        };
+        game.play_unchecked(square);
     }
 }
