@@ -58,6 +58,13 @@ pub trait Game: Clone {
     /// picks a random move without listing them (a playout's step).
     fn nth_legal_move(&self, n: usize) -> Option<Square>;
 
+    /// The legal move at the index `pick` chooses, given the number of legal
+    /// moves (it is not called once the match is over); `None` when the
+    /// match is over or the index is out of range. The same as counting and
+    /// then [`Game::nth_legal_move`], in one pass when the target is a
+    /// leaf-level board: a random playout's step.
+    fn pick_legal_move(&self, pick: impl FnOnce(usize) -> usize) -> Option<Square>;
+
     /// Whether `seat` putting its mark on `square` would win the match: the
     /// square is empty, no board on its path is decided, and the mark
     /// completes a line in its board, that board a line in its parent, and so

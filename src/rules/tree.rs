@@ -370,6 +370,29 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
     }
 
     #[inline]
+    fn pick_legal_move(&self, pick: impl FnOnce(usize) -> usize) -> Option<Square> {
+        if self.status.is_over() {
+            return None;
+        }
+        let target = usize::from(self.target);
+        if target < Self::LEAF_START {
+            let count = self.count_legal_moves();
+            return self.nth_legal_move(pick(count));
+        }
+        // The usual case past depth 1: one board's empty squares, read once.
+        let open = usize::from(!self.nodes[target].done & FULL);
+        let n = pick(usize::from(COUNT[open]));
+        if n >= usize::from(COUNT[open]) {
+            return None;
+        }
+        let first = (target - Self::LEAF_START) * 9;
+        // Below 9^4, so it fits in a u16.
+        Some(Square::from_raw(
+            (first + usize::from(POSITIONS[open][n])) as u16,
+        ))
+    }
+
+    #[inline]
     fn would_win_match(&self, square: Square, seat: Seat) -> bool {
         let flat = square.index();
         if flat >= Self::SQUARES || self.status.is_over() {
