@@ -398,8 +398,23 @@ fn nth_legal_move(position: &Position, n: usize) -> Option<Square> {
     }
 }
 
+/// The move `pick_legal_move` returns when the chooser answers `n`.
+fn pick_legal_move(position: &Position, n: usize) -> Option<Square> {
+    let count = position.count_legal_moves();
+    let pick = |c: usize| {
+        assert_eq!(c, count);
+        n
+    };
+    match position {
+        Position::D1(tree) => tree.pick_legal_move(pick),
+        Position::D2(tree) => tree.pick_legal_move(pick),
+        Position::D3(tree) => tree.pick_legal_move(pick),
+        Position::D4(tree) => tree.pick_legal_move(pick),
+    }
+}
+
 #[test]
-fn nth_legal_move_walks_the_legal_moves_in_order_at_every_depth() {
+fn nth_and_pick_legal_move_walk_the_legal_moves_in_order_at_every_depth() {
     for levels in 1..=4 {
         let games = [100, 20, 2, 1][usize::from(levels - 1)];
         for position in random_positions(levels, games, 4).iter().step_by(3) {
@@ -411,6 +426,10 @@ fn nth_legal_move_walks_the_legal_moves_in_order_at_every_depth() {
                 .collect();
             assert_eq!(nth, moves);
             assert_eq!(nth_legal_move(position, count), None);
+            for n in [0, count / 2, count - 1] {
+                assert_eq!(pick_legal_move(position, n), Some(moves[n]));
+            }
+            assert_eq!(pick_legal_move(position, count), None);
         }
     }
 }

@@ -26,7 +26,10 @@ pub struct CpuBenchArgs {
 /// Playouts and iterations counted over a measured span.
 struct Rate {
     count: u64,
+    /// Plies played, or searches run.
     extra: u64,
+    /// Tree nodes over all searches.
+    nodes: u64,
     elapsed: Duration,
 }
 
@@ -52,6 +55,7 @@ fn playouts<G: Game>(span: Duration) -> Rate {
     Rate {
         count: games,
         extra: plies,
+        nodes: 0,
         elapsed: started.elapsed(),
     }
 }
@@ -61,15 +65,17 @@ fn iterations<G: Game>(per_search: u32, span: Duration) -> Rate {
     let settings = Settings::with_budget(Budget::iterations(per_search));
     let start = G::start();
     let started = Instant::now();
-    let (mut total, mut seed) = (0, 0);
+    let (mut total, mut seed, mut nodes) = (0, 0, 0);
     while started.elapsed() < span {
         let report = mcts::search(&start, &settings, seed, &started);
         total += u64::from(report.iterations);
+        nodes += report.nodes as u64;
         seed += 1;
     }
     Rate {
         count: total,
         extra: seed,
+        nodes,
         elapsed: started.elapsed(),
     }
 }
@@ -111,12 +117,13 @@ pub fn run(args: &CpuBenchArgs, out: &mut impl Write) -> anyhow::Result<()> {
         };
         writeln!(
             out,
-            "depth {}: {:>12.0} playouts/s ({:.1} moves each), {:>10.0} MCTS iterations/s ({} searches of {per_search})",
+            "depth {}: {:>9.0} playouts/s ({:.1} moves each), {:>9.0} MCTS iterations/s ({} searches of {per_search}, {:.0} nodes each)",
             depth.get(),
             played.per_second(),
             played.extra as f64 / played.count.max(1) as f64,
             searched.per_second(),
             searched.extra,
+            searched.nodes as f64 / searched.extra.max(1) as f64,
         )?;
     }
     Ok(())
