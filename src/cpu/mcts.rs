@@ -12,9 +12,10 @@ use super::budget::{Budget, Stopwatch};
 use super::playout::random_playout;
 use super::{Rng, tactics};
 
-/// The most nodes one search keeps (80 MiB); past it, leaves are no longer
-/// expanded and the search carries on with playouts from them.
-const MAX_NODES: usize = 1 << 22;
+/// The most nodes one search keeps (40 MiB, about a million iterations at
+/// depth 2, as many as level 5 runs in its second); past it, leaves are no
+/// longer expanded and the search carries on with playouts from them.
+const MAX_NODES: usize = 1 << 21;
 
 /// How a search plays: its budget and how it explores.
 #[derive(Clone, Copy, Debug, PartialEq)]
