@@ -30,11 +30,13 @@ enum Command {
     Openapi,
     /// Count move sequences from the empty board (perft) and time the move generator.
     Perft(uttt::cli::perft::PerftArgs),
-    /// Benchmarks that need the configured database and broker.
+    /// Benchmarks: the CPU player's speed, and some that need the configured database and broker.
     Bench {
         #[command(subcommand)]
         command: BenchCommand,
     },
+    /// Let two CPU players (levels 1..=5, or uctN) play each other and print A's score with a 95% interval.
+    Selfplay(uttt::cli::selfplay::SelfplayArgs),
     /// Re-play an admin export (NDJSON) through the rules; report records whose result does not follow.
     Replay(uttt::cli::replay::ReplayArgs),
     /// Exit 0 when the server at `UTTT_BIND` answers `/readyz` with 200 (for container health checks).
@@ -50,6 +52,8 @@ enum Command {
 enum BenchCommand {
     /// Queue tickets of spread ratings and time the pairing rounds until all are paired.
     Pairing(uttt::cli::pairing_bench::PairingBenchArgs),
+    /// Random playouts and MCTS iterations per second of the CPU player, at each depth (no database).
+    Cpu(uttt::cli::cpu_bench::CpuBenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -83,13 +87,20 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Healthcheck => healthcheck(),
         Command::Perft(args) => uttt::cli::perft::run(&args, &mut std::io::stdout().lock()),
-        Command::Bench { command } => {
+        Command::Selfplay(args) => uttt::cli::selfplay::run(&args, &mut std::io::stdout().lock()),
+        // Needs no database: dispatched before any configuration is loaded.
+        Command::Bench {
+            command: BenchCommand::Cpu(args),
+        } => uttt::cli::cpu_bench::run(&args, &mut std::io::stdout().lock()),
+        Command::Bench {
+            command: BenchCommand::Pairing(args),
+        } => {
             let config = load_config()?;
-            match command {
-                BenchCommand::Pairing(args) => actix_web::rt::System::new().block_on(
-                    uttt::cli::pairing_bench::run(config, &args, &mut std::io::stdout().lock()),
-                ),
-            }
+            actix_web::rt::System::new().block_on(uttt::cli::pairing_bench::run(
+                config,
+                &args,
+                &mut std::io::stdout().lock(),
+            ))
         }
         Command::Replay(args) => {
             if uttt::cli::replay::run(&args, &mut std::io::stdout().lock())? {

@@ -1,8 +1,10 @@
 //! Command-line subcommands that are not the server: their arguments and
 //! their output. Printing and timing live here, never in the pure layers.
 
+pub mod cpu_bench;
 pub mod history_bench;
 pub mod pairing_bench;
 pub mod perft;
 pub mod replay;
 pub mod seed;
+pub mod selfplay;

@@ -53,6 +53,28 @@ pub trait Game: Clone {
     /// The number of legal moves, without listing them (bulk counting).
     fn count_legal_moves(&self) -> usize;
 
+    /// The legal move at index `n` of [`Game::legal_moves`]' order; `None`
+    /// when there are not that many. With [`Game::count_legal_moves`] this
+    /// picks a random move without listing them (a playout's step).
+    fn nth_legal_move(&self, n: usize) -> Option<Square>;
+
+    /// The legal move at the index `pick` chooses, given the number of legal
+    /// moves (it is not called once the match is over); `None` when the
+    /// match is over or the index is out of range. The same as counting and
+    /// then [`Game::nth_legal_move`], in one pass when the target is a
+    /// leaf-level board: a random playout's step.
+    fn pick_legal_move(&self, pick: impl FnOnce(usize) -> usize) -> Option<Square>;
+
+    /// Whether `seat` putting its mark on `square` would win the match: the
+    /// square is empty, no board on its path is decided, and the mark
+    /// completes a line in its board, that board a line in its parent, and so
+    /// on up to the root.
+    ///
+    /// Ignores the target and whose turn it is, so it also names the squares
+    /// the opponent threatens. Costs at most one line lookup per level, far
+    /// less than copying the tree to play the move.
+    fn would_win_match(&self, square: Square, seat: Seat) -> bool;
+
     /// Plays `square` for the side to move and returns how many boards the move
     /// decided (0 ..= depth: the board holding the square and the ancestors
     /// the win or draw cascaded to).

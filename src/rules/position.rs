@@ -193,6 +193,13 @@ impl Position {
         with_tree!(self, tree => tree.last_move())
     }
 
+    /// Whether `seat` putting its mark on `square` would win the match,
+    /// ignoring the target and whose turn it is (see [`Game::would_win_match`]).
+    #[must_use]
+    pub fn would_win_match(&self, square: Square, seat: Seat) -> bool {
+        with_tree!(self, tree => tree.would_win_match(square, seat))
+    }
+
     /// The number of legal moves, without listing them.
     #[must_use]
     pub fn count_legal_moves(&self) -> usize {

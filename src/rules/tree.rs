@@ -12,7 +12,7 @@
 //! status lives in its parent's masks; the root's is the match status.
 
 use super::game::Game;
-use super::lines::{COUNT, FULL, has_line};
+use super::lines::{COUNT, FULL, POSITIONS, has_line};
 use super::{Address, BoardStatus, Depth, IllegalMove, MoveList, Outcome, Seat, Square, Status};
 
 /// The masks of one board.
@@ -204,6 +204,34 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
     }
 
     /// Calls `visit(first, open)` for every playable leaf-level board under
+    /// the target, as [`Self::visit_open`] does, but inline (that one
+    /// recurses, so it is a call) when the target is a leaf-level board or
+    /// the parent of some: every target at depth 2, most at depth 3.
+    #[inline]
+    fn visit_target(&self, visit: &mut impl FnMut(usize, u16)) {
+        let target = usize::from(self.target);
+        let first_child = 9 * target + 1;
+        if target >= Self::LEAF_START {
+            visit(
+                (target - Self::LEAF_START) * 9,
+                !self.nodes[target].done & FULL,
+            );
+        } else if first_child >= Self::LEAF_START {
+            let mut open = !self.nodes[target].done & FULL;
+            while open != 0 {
+                let child = first_child + open.trailing_zeros() as usize;
+                visit(
+                    (child - Self::LEAF_START) * 9,
+                    !self.nodes[child].done & FULL,
+                );
+                open &= open - 1;
+            }
+        } else {
+            self.visit_open(target, visit);
+        }
+    }
+
+    /// Calls `visit(first, open)` for every playable leaf-level board under
     /// `board` (itself included), in address order: `first` is the flat index
     /// of its square 0, `open` the mask of its empty squares.
     #[inline]
@@ -289,7 +317,7 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
         if self.status.is_over() {
             return;
         }
-        self.visit_open(usize::from(self.target), &mut |first, mut open| {
+        self.visit_target(&mut |first, mut open| {
             while open != 0 {
                 // Below 9^4, so it fits in a u16.
                 visit(Square::from_raw(
@@ -303,7 +331,7 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
     fn legal_moves(&self, buf: &mut MoveList) {
         buf.clear();
         if !self.status.is_over() {
-            self.visit_open(usize::from(self.target), &mut |first, open| {
+            self.visit_target(&mut |first, open| {
                 buf.push_positions(first, open);
             });
         }
@@ -312,11 +340,79 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
     fn count_legal_moves(&self) -> usize {
         let mut count = 0;
         if !self.status.is_over() {
-            self.visit_open(usize::from(self.target), &mut |_, open| {
+            self.visit_target(&mut |_, open| {
                 count += usize::from(COUNT[usize::from(open)]);
             });
         }
         count
+    }
+
+    #[inline]
+    fn nth_legal_move(&self, n: usize) -> Option<Square> {
+        if self.status.is_over() {
+            return None;
+        }
+        let mut left = n;
+        let mut found = None;
+        self.visit_target(&mut |first, open| {
+            let count = usize::from(COUNT[usize::from(open)]);
+            if found.is_none() {
+                if left < count {
+                    let position = usize::from(POSITIONS[usize::from(open)][left]);
+                    // Below 9^4, so it fits in a u16.
+                    found = Some(Square::from_raw((first + position) as u16));
+                } else {
+                    left -= count;
+                }
+            }
+        });
+        found
+    }
+
+    #[inline]
+    fn pick_legal_move(&self, pick: impl FnOnce(usize) -> usize) -> Option<Square> {
+        if self.status.is_over() {
+            return None;
+        }
+        let target = usize::from(self.target);
+        if target < Self::LEAF_START {
+            let count = self.count_legal_moves();
+            return self.nth_legal_move(pick(count));
+        }
+        // The usual case past depth 1: one board's empty squares, read once.
+        let open = usize::from(!self.nodes[target].done & FULL);
+        let n = pick(usize::from(COUNT[open]));
+        if n >= usize::from(COUNT[open]) {
+            return None;
+        }
+        let first = (target - Self::LEAF_START) * 9;
+        // Below 9^4, so it fits in a u16.
+        Some(Square::from_raw(
+            (first + usize::from(POSITIONS[open][n])) as u16,
+        ))
+    }
+
+    #[inline]
+    fn would_win_match(&self, square: Square, seat: Seat) -> bool {
+        let flat = square.index();
+        if flat >= Self::SQUARES || self.status.is_over() {
+            return false;
+        }
+        let held = seat.index();
+        let mut board = Self::LEAF_START + flat / 9;
+        let mut bit = 1 << (flat % 9);
+        loop {
+            let node = &self.nodes[board];
+            // An occupied square or a decided board on the path: not playable.
+            if node.done & bit != 0 || !has_line(node.held[held] | bit) {
+                return false;
+            }
+            let Some(below) = board.checked_sub(1) else {
+                return true;
+            };
+            board = below / 9;
+            bit = 1 << (below % 9);
+        }
     }
 
     #[inline]
