@@ -10,6 +10,9 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+#[path = "support/theirs.rs"]
+mod theirs;
+
 use ai_ultimate_tictactoe as other;
 use criterion::{
     BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
@@ -34,24 +37,7 @@ fn playouts_ours(games: u64) -> u32 {
 /// Their rollout loop, as their own UCT runs it, with our generator.
 fn playouts_theirs(games: u64) -> u32 {
     let mut rng = Rng::new(7);
-    let mut plies = 0;
-    for _ in 0..games {
-        let mut position = other::Position::start();
-        loop {
-            let moves = position.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let Some(m) = moves.iter().nth(rng.below(moves.len())) else {
-                break;
-            };
-            let Ok(next) = position.play(m) else { break };
-            position = next;
-            plies += 1;
-        }
-        black_box(&position);
-    }
-    plies
+    theirs::playouts(games, |n| rng.below(n)) as u32
 }
 
 fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {

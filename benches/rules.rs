@@ -10,6 +10,9 @@
 use std::hint::black_box;
 use std::time::Duration;
 
+#[path = "support/theirs.rs"]
+mod theirs;
+
 use ai_ultimate_tictactoe as other;
 use criterion::{
     BenchmarkGroup, Criterion, Throughput, criterion_group, criterion_main, measurement::WallTime,
@@ -97,24 +100,7 @@ fn playouts_ours_checked(games: u64) -> u64 {
 
 fn playouts_theirs(games: u64) -> u64 {
     let mut rng = Lcg(7);
-    let mut played = 0;
-    for _ in 0..games {
-        let mut position = other::Position::start();
-        loop {
-            let moves = position.legal_moves();
-            if moves.is_empty() {
-                break;
-            }
-            let Some(m) = moves.iter().nth(rng.pick(moves.len())) else {
-                break;
-            };
-            let Ok(next) = position.play(m) else { break };
-            position = next;
-            played += 1;
-        }
-        black_box(&position);
-    }
-    played
+    theirs::playouts(games, |n| rng.pick(n))
 }
 
 fn configure(group: &mut BenchmarkGroup<'_, WallTime>) {
