@@ -312,12 +312,17 @@ fn the_iteration_bound_stops_the_search() {
 #[test]
 fn the_clock_caps_every_level() {
     let d2 = depth(2);
-    // A twentieth of what is left after a 300 ms margin, at least 5 ms.
+    // A twentieth of what is left after a 300 ms margin, at least 5 ms,
+    // and never more than half of what is left.
     assert_eq!(
         clock_cap(Duration::from_millis(100)),
         Duration::from_millis(5)
     );
-    assert_eq!(clock_cap(Duration::ZERO), Duration::from_millis(5));
+    assert_eq!(
+        clock_cap(Duration::from_millis(8)),
+        Duration::from_millis(4)
+    );
+    assert_eq!(clock_cap(Duration::ZERO), Duration::ZERO);
     assert_eq!(
         clock_cap(Duration::from_millis(10_300)),
         Duration::from_millis(500)

@@ -34,7 +34,7 @@ pub struct Budget {
 pub const CLOCK_MARGIN: Duration = Duration::from_millis(300);
 /// The share of what is left (after the margin) that one move may use.
 pub const CLOCK_SHARE: u32 = 20;
-/// The least time a move may think, however little is left.
+/// The least time a move may think while the clock has twice that left.
 pub const MIN_THINK: Duration = Duration::from_millis(5);
 
 /// The allowance of each level, weakest first: iterations at depth 1,
@@ -74,8 +74,11 @@ impl Budget {
 }
 
 /// The most one move may think with `left` on the clock: a twentieth of what
-/// is left after a 300 ms margin, and never under 5 ms.
+/// is left after a 300 ms margin, at least 5 ms, but never more than half
+/// of what is left (a search stopped at once still returns a legal move).
 #[must_use]
 pub fn clock_cap(left: Duration) -> Duration {
-    (left.saturating_sub(CLOCK_MARGIN) / CLOCK_SHARE).max(MIN_THINK)
+    (left.saturating_sub(CLOCK_MARGIN) / CLOCK_SHARE)
+        .max(MIN_THINK)
+        .min(left / 2)
 }
