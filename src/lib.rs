@@ -3,6 +3,7 @@
 //! Layers, top to bottom (see ARCHITECTURE.md): `http` → `service` → `store`,
 //! `broker` and the pure game core (`rules`, `cpu`, `rating`, `clock`).
 
+pub mod alloc;
 pub mod broker;
 pub mod cli;
 pub mod clock;

@@ -146,6 +146,7 @@ fn load_config() -> anyhow::Result<Config> {
 
 fn serve() -> anyhow::Result<()> {
     let config = load_config()?;
+    uttt::alloc::return_large_blocks();
     actix_web::rt::System::new().block_on(async move {
         let ctx = uttt::server::context(config, Arc::new(SystemTime)).await?;
         let bound = uttt::server::bind(ctx)?;

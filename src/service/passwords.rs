@@ -1,8 +1,11 @@
 //! Password hashing with Argon2id at the OWASP parameters (m = 19 MiB, t = 2,
 //! p = 1). Hashing takes tens of milliseconds, so it runs on the blocking pool,
-//! never on the async threads.
+//! never on the async threads, and at most one hash per core runs at once:
+//! a burst of logins waits its turn instead of claiming 19 MiB apiece.
 
 use std::sync::Arc;
+
+use tokio::sync::Semaphore;
 
 use argon2::password_hash::phc::PasswordHash;
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
@@ -16,6 +19,8 @@ pub struct Passwords {
     /// A hash of a random password: an unknown user is verified against it so
     /// that the response time does not tell which names exist.
     dummy_hash: Arc<str>,
+    /// One permit per hash allowed to run at once.
+    running: Arc<Semaphore>,
 }
 
 impl std::fmt::Debug for Passwords {
@@ -46,22 +51,43 @@ fn verify_blocking(password: &str, phc: &str) -> bool {
         .is_ok()
 }
 
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T> {
-    tokio::task::spawn_blocking(f)
-        .await
-        .map_err(|e| Error::Internal(format!("password task failed: {e}")))
-}
-
 impl Passwords {
     /// Prepares the hasher (computes the dummy hash once).
     ///
     /// # Errors
     /// Argon2 refuses its parameters (never with the fixed ones).
     pub fn new() -> Result<Passwords> {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        Passwords::with_parallelism(cores)
+    }
+
+    /// Prepares a hasher that runs at most `hashes` hashes at once (at least one).
+    ///
+    /// # Errors
+    /// Argon2 refuses its parameters (never with the fixed ones).
+    pub fn with_parallelism(hashes: usize) -> Result<Passwords> {
         let dummy = hash_blocking(&crate::ids::secret(24))?;
         Ok(Passwords {
             dummy_hash: dummy.into(),
+            running: Arc::new(Semaphore::new(hashes.max(1))),
         })
+    }
+
+    /// Runs `f` on the blocking pool once a permit is free.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T> {
+        let permit = Arc::clone(&self.running)
+            .acquire_owned()
+            .await
+            .map_err(|e| Error::Internal(format!("password hasher closed: {e}")))?;
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            f()
+        })
+        .await
+        .map_err(|e| Error::Internal(format!("password task failed: {e}")))
     }
 
     /// Hashes a new password into a PHC string.
@@ -69,7 +95,7 @@ impl Passwords {
     /// # Errors
     /// Only on internal failure.
     pub async fn hash(&self, password: String) -> Result<String> {
-        blocking(move || hash_blocking(&password)).await?
+        self.blocking(move || hash_blocking(&password)).await?
     }
 
     /// Verifies `password` against `phc`, or against the dummy hash when
@@ -80,7 +106,9 @@ impl Passwords {
     pub async fn verify(&self, password: String, phc: Option<String>) -> Result<bool> {
         let known = phc.is_some();
         let phc = phc.unwrap_or_else(|| self.dummy_hash.to_string());
-        let ok = blocking(move || verify_blocking(&password, &phc)).await?;
+        let ok = self
+            .blocking(move || verify_blocking(&password, &phc))
+            .await?;
         Ok(ok && known)
     }
 }
@@ -107,5 +135,28 @@ mod tests {
                 .unwrap()
         );
         assert!(!passwords.verify("anything".into(), None).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_burst_of_logins_waits_for_one_hasher_and_every_answer_is_right() {
+        let passwords = Passwords::with_parallelism(1).unwrap();
+        let phc = passwords.hash("correct horse".into()).await.unwrap();
+        let attempts = (0..6).map(|i| {
+            let passwords = passwords.clone();
+            let phc = phc.clone();
+            let password = if i % 2 == 0 {
+                "correct horse"
+            } else {
+                "wrong horse"
+            };
+            tokio::spawn(async move { passwords.verify(password.into(), Some(phc)).await })
+        });
+        let mut answers = Vec::new();
+        for attempt in attempts.collect::<Vec<_>>() {
+            answers.push(attempt.await.unwrap().unwrap());
+        }
+        assert_eq!(answers, [true, false, true, false, true, false]);
+        // Every permit is back once the burst is over.
+        assert_eq!(passwords.running.available_permits(), 1);
     }
 }
