@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::cpu::Rng;
 use crate::service::matchmaking::{self, pairing};
 use crate::store::players::NewPlayer;
+use crate::store::tickets;
 use crate::time::SystemTime;
 
 /// Arguments of `uttt bench pairing`.
@@ -43,29 +44,10 @@ pub async fn run(
     let ids: Vec<String> = (0..args.tickets).map(|_| crate::ids::player_id()).collect();
     let names: Vec<String> = (0..args.tickets).map(|i| format!("pb_{tag}_{i}")).collect();
     let now = ctx.time.now_ms();
-    let (pids, pnames) = (ids.clone(), names.clone());
-    ctx.db
-        .write(move |conn| -> Result<(), crate::store::StoreError> {
-            for (id, name) in pids.iter().zip(&pnames) {
-                crate::store::players::insert(
-                    conn,
-                    &NewPlayer {
-                        id,
-                        username: name,
-                        username_key: name,
-                        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hiZW5jaA$unusable",
-                        role: "player",
-                        created_at: now,
-                    },
-                )?;
-            }
-            Ok(())
-        })
-        .await?;
     let mut rng = Rng::new(7);
-    let queue_started = Instant::now();
-    for id in &ids {
-        let ticket = Ticket {
+    let tickets: Vec<Ticket> = ids
+        .iter()
+        .map(|id| Ticket {
             id: crate::ids::record_id(),
             player_id: id.clone(),
             ladder: ladder.id.clone(),
@@ -77,8 +59,42 @@ pub async fn run(
             reason: None,
             last_x_at: None,
             last_opponent: None,
-        };
-        ctx.broker.enqueue(&ticket).await?;
+        })
+        .collect();
+    // Players and their tickets' durable records, as queueing through the
+    // API leaves them: pairing marks the records matched.
+    let (rows, pnames) = (tickets.clone(), names.clone());
+    ctx.db
+        .write(move |conn| -> Result<(), crate::store::StoreError> {
+            for (ticket, name) in rows.iter().zip(&pnames) {
+                crate::store::players::insert(
+                    conn,
+                    &NewPlayer {
+                        id: &ticket.player_id,
+                        username: name,
+                        username_key: name,
+                        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hiZW5jaA$unusable",
+                        role: "player",
+                        created_at: now,
+                    },
+                )?;
+                tickets::insert(
+                    conn,
+                    &matchmaking::queued_record(
+                        ticket.id.clone(),
+                        ticket.player_id.clone(),
+                        ticket.ladder.clone(),
+                        ticket.rating,
+                        now,
+                    ),
+                )?;
+            }
+            Ok(())
+        })
+        .await?;
+    let queue_started = Instant::now();
+    for ticket in &tickets {
+        ctx.broker.enqueue(ticket).await?;
     }
     writeln!(
         out,

@@ -74,6 +74,28 @@ fn active_ranked(conn: &mut crate::store::DbConnection, player_id: &str) -> Resu
     Ok(rows.into_iter().find(|r| r.mode == "ranked").map(|r| r.id))
 }
 
+/// The durable record of a ticket just queued.
+#[must_use]
+pub fn queued_record(
+    id: String,
+    player_id: String,
+    ladder: String,
+    rating: f64,
+    now: Millis,
+) -> TicketRow {
+    TicketRow {
+        id,
+        player_id,
+        ladder,
+        rating,
+        status: TicketStatus::Queued.as_str().into(),
+        match_id: None,
+        reason: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
 /// Queues `player` on `ladder`. The ticket is recorded in the database
 /// first, then put in the broker's queue.
 ///
@@ -96,20 +118,7 @@ pub async fn create_ticket(
             let waiting = tickets::queued_for_player(conn, &pid)?;
             let rating = ladders::ensure(conn, &pid, &lid, now)?;
             if active.is_none() && waiting.is_none() {
-                tickets::insert(
-                    conn,
-                    &TicketRow {
-                        id: tid,
-                        player_id: pid,
-                        ladder: lid,
-                        rating: rating.rating,
-                        status: TicketStatus::Queued.as_str().into(),
-                        match_id: None,
-                        reason: None,
-                        created_at: now,
-                        updated_at: now,
-                    },
-                )?;
+                tickets::insert(conn, &queued_record(tid, pid, lid, rating.rating, now))?;
             }
             Ok((active, waiting, rating))
         })
