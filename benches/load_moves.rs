@@ -8,15 +8,20 @@
 //! accepted moves. The server needs a registration limit that allows
 //! `2 × LOAD_GAMES` sign-ups (`UTTT_REGISTER_LIMIT_PER_ADDRESS`).
 //!
-//! `LOAD_MIXED=1` adds the rest of a server's day on top: every game is
-//! watched through its event stream, `LOAD_LOGINS` clients (default 2) log in
-//! over and over, and `LOAD_RANKED` pairs (default 4) queue on
+//! `LOAD_MIXED=1` adds the rest of a server's day on top: every match
+//! (rematches too) is watched through its event stream while it is played,
+//! `LOAD_LOGINS` clients (default 2) log in every `LOAD_LOGIN_PAUSE_MS`
+//! (default 500), and `LOAD_RANKED` pairs (default 4) queue on
 //! `LOAD_LADDER` (default `ultimate-turn30`), get paired and play their
 //! ranked match, then queue again. `LOAD_PID` names the server process whose
-//! resident memory is sampled every second (start, peak, end).
+//! resident memory is sampled every second (start, peak, end, and ten
+//! readings spread over the run). The CPU time the server, the local
+//! PostgreSQL and Redis and the client itself spent is printed per move.
 //!
 //! Run: `cargo bench --bench load_moves` (with the server started separately).
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -119,11 +124,24 @@ async fn play(
     mut game: Game,
     until: Instant,
     seed: u64,
+    events: Option<Arc<AtomicUsize>>,
 ) -> (Vec<f64>, usize) {
     let mut latencies = Vec::new();
     let mut refused = 0;
     let mut rng = seed | 1;
     while Instant::now() < until {
+        // Mixed load: every match, rematches included, has a spectator
+        // stream open while it is played, as the opponent's client would.
+        let watcher = events.as_ref().map(|events| {
+            actix_rt::spawn(watch(
+                client.clone(),
+                base.clone(),
+                game.tokens[1].clone(),
+                game.match_id.clone(),
+                until,
+                events.clone(),
+            ))
+        });
         let tokens = [game.tokens[0].as_str(), game.tokens[1].as_str()];
         let ids = [game.ids[0].as_str(), game.ids[1].as_str()];
         refused += play_out(
@@ -137,6 +155,12 @@ async fn play(
             &mut latencies,
         )
         .await;
+        // The stream ends itself on the final state; should it miss it, its
+        // connection must not outlive the match.
+        if let Some(mut watcher) = watcher {
+            let _ = actix_rt::time::timeout(Duration::from_secs(2), &mut watcher).await;
+            watcher.abort();
+        }
         if Instant::now() >= until {
             break;
         }
@@ -280,8 +304,12 @@ async fn login_loop(
 ) -> usize {
     let name = format!("lg{tag}{i}");
     register(&client, &base, &name).await;
+    // A login is an Argon2id verify (tens of ms of CPU); players log in once
+    // a session, not in a tight loop, so each client paces itself.
+    let pause = Duration::from_millis(env("LOAD_LOGIN_PAUSE_MS", 500));
     let mut ok = 0;
     while Instant::now() < until {
+        actix_rt::time::sleep(pause).await;
         let (status, _) = post(
             &client,
             &format!("{base}/api/v1/auth/login"),
@@ -294,14 +322,16 @@ async fn login_loop(
     ok
 }
 
-/// Reads a match's event stream until `until`; returns the number of `state` events.
+/// Reads a match's event stream until the match is over or `until`, adding
+/// the number of `state` events to `events`.
 async fn watch(
     client: awc::Client,
     base: String,
     token: String,
     match_id: String,
     until: Instant,
-) -> usize {
+    events: Arc<AtomicUsize>,
+) {
     use futures_util::StreamExt as _;
     let Ok(mut res) = client
         .get(format!("{base}/api/v1/matches/{match_id}/events"))
@@ -310,15 +340,17 @@ async fn watch(
         .send()
         .await
     else {
-        return 0;
+        return;
     };
-    let mut events = 0;
     while let Ok(Some(Ok(chunk))) =
         actix_rt::time::timeout(until.saturating_duration_since(Instant::now()), res.next()).await
     {
-        events += chunk.windows(12).filter(|w| w == b"event: state").count();
+        let seen = chunk.windows(12).filter(|w| w == b"event: state").count();
+        events.fetch_add(seen, Ordering::Relaxed);
+        if chunk.windows(20).any(|w| w == br#""status":"finished""#) {
+            break;
+        }
     }
-    events
 }
 
 /// Resident set size of `pid` in MiB (`VmRSS`), from /proc.
@@ -327,6 +359,51 @@ fn rss_mib(pid: u32) -> Option<f64> {
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib / 1024.0)
+}
+
+/// CPU seconds used by the processes named `comm` on this machine (or by
+/// `pid` alone), children they reaped included, from /proc (USER_HZ = 100).
+fn cpu_secs(comm: &str, pid: Option<u32>) -> f64 {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return 0.0;
+    };
+    let mut ticks = 0u64;
+    for entry in dir.flatten() {
+        let name = entry.file_name();
+        let Some(this) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        if pid.is_some_and(|p| p != this) {
+            continue;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{this}/stat")) else {
+            continue;
+        };
+        // "pid (comm) state ppid …": the name may hold spaces, so split at the last ')'.
+        let Some((head, rest)) = stat.rsplit_once(") ") else {
+            continue;
+        };
+        if pid.is_none() && head.split_once(" (").map(|(_, c)| c) != Some(comm) {
+            continue;
+        }
+        // After the name: state is field 3, utime 14, stime 15, cutime 16, cstime 17.
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        ticks += fields[11..15]
+            .iter()
+            .filter_map(|f| f.parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    ticks as f64 / 100.0
+}
+
+/// CPU seconds of the server (`LOAD_PID`), PostgreSQL, Redis and this client.
+fn cpu_snapshot(pid: Option<u32>) -> [f64; 4] {
+    [
+        pid.map_or(0.0, |p| cpu_secs("", Some(p))),
+        cpu_secs("postgres", None),
+        cpu_secs("redis-server", None),
+        cpu_secs("", Some(std::process::id())),
+    ]
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -354,25 +431,22 @@ fn main() {
         let started = Instant::now();
         let mixed = env("LOAD_MIXED", 0u8) == 1;
         let pid: Option<u32> = std::env::var("LOAD_PID").ok().and_then(|v| v.parse().ok());
+        let cpu_before = cpu_snapshot(pid);
+        // One RSS reading a second, to show whether memory stays flat.
         let sampler = pid.map(|pid| {
             actix_rt::spawn(async move {
-                let first = rss_mib(pid).unwrap_or(f64::NAN);
-                let (mut peak, mut last) = (first, first);
+                let mut readings = vec![rss_mib(pid).unwrap_or(f64::NAN)];
                 while Instant::now() < until {
                     actix_rt::time::sleep(Duration::from_secs(1)).await;
-                    last = rss_mib(pid).unwrap_or(f64::NAN);
-                    peak = peak.max(last);
+                    readings.push(rss_mib(pid).unwrap_or(f64::NAN));
                 }
-                (first, peak, last)
+                readings
             })
         });
-        let mut watchers = Vec::new();
+        let events = mixed.then(|| Arc::new(AtomicUsize::new(0)));
         let mut logins = Vec::new();
         let mut ranked = Vec::new();
         if mixed {
-            for g in &set {
-                watchers.push(actix_rt::spawn(watch(client.clone(), base.clone(), g.tokens[1].clone(), g.match_id.clone(), until)));
-            }
             for i in 0..env("LOAD_LOGINS", 2usize) {
                 logins.push(actix_rt::spawn(login_loop(client.clone(), base.clone(), tag.clone(), i, until)));
             }
@@ -383,7 +457,7 @@ fn main() {
         let tasks: Vec<_> = set
             .into_iter()
             .enumerate()
-            .map(|(i, g)| actix_rt::spawn(play(client.clone(), base.clone(), g, until, i as u64 * 7919 + 1)))
+            .map(|(i, g)| actix_rt::spawn(play(client.clone(), base.clone(), g, until, i as u64 * 7919 + 1, events.clone())))
             .collect();
         let mut all = Vec::new();
         let mut errors = 0;
@@ -399,25 +473,43 @@ fn main() {
             ranked_matches += m;
         }
         let elapsed = started.elapsed().as_secs_f64();
+        let cpu_after = cpu_snapshot(pid);
         all.sort_by(f64::total_cmp);
-        if mixed {
+        if let Some(events) = &events {
             let mut login_count = 0;
             for t in logins {
                 login_count += t.await.expect("login task");
             }
-            let mut events = 0;
-            for t in watchers {
-                events += t.await.expect("watch task");
-            }
+            let events = events.load(Ordering::Relaxed);
             println!(
-                "mixed: {login_count} logins ({:.1}/s), {ranked_matches} ranked matches started, {events} state events on {games} streams",
-                login_count as f64 / elapsed
+                "mixed: {login_count} logins ({:.1}/s), {ranked_matches} ranked matches started, {events} state events ({:.0}/s) on a stream per match",
+                login_count as f64 / elapsed,
+                events as f64 / elapsed
             );
         }
         if let Some(sampler) = sampler {
-            let (first, peak, last) = sampler.await.expect("sampler");
-            println!("server RSS: {first:.1} MiB at start, peak {peak:.1} MiB, {last:.1} MiB at the end");
+            let readings = sampler.await.expect("sampler");
+            let peak = readings.iter().copied().fold(f64::NAN, f64::max);
+            // Ten readings spread over the run: a rising line is a leak.
+            let step = (readings.len() / 10).max(1);
+            let series: Vec<String> = readings.iter().step_by(step).map(|r| format!("{r:.0}")).collect();
+            println!(
+                "server RSS (MiB): start {:.1}, peak {peak:.1}, end {:.1}; every {step} s: {}",
+                readings[0],
+                readings[readings.len() - 1],
+                series.join(" ")
+            );
         }
+        // What each part spent, for the capacity model: CPU per accepted move.
+        let spent: Vec<String> = ["server", "postgres", "redis", "load client"]
+            .iter()
+            .zip(cpu_before.iter().zip(&cpu_after))
+            .filter(|(_, (b, a))| *a > *b)
+            .map(|(name, (b, a))| {
+                format!("{name} {:.1} s ({:.3} ms/move)", a - b, (a - b) * 1e3 / all.len().max(1) as f64)
+            })
+            .collect();
+        println!("CPU in {elapsed:.1} s: {}", spent.join(", "));
         println!(
             "{} moves in {elapsed:.1} s = {:.0} moves/s; latency p50 {:.2} ms, p99 {:.2} ms; {errors} refused",
             all.len(),

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Load: a release server on PostgreSQL and Redis (a fresh database and key
+# prefix), its idle memory, then sustained traffic from benches/load_moves.rs
+# (moves; with MIXED=1 also event streams, logins and ranked queueing) with
+# the server's memory sampled every second, then its idle memory again.
+#
+#   scripts/load.sh [SECONDS] [GAMES]     # default 180 s, 64 games; MIXED=1 for mixed traffic
+#
+# PGHOST/PGUSER (default 127.0.0.1/postgres) and REDIS_URL (default
+# redis://127.0.0.1:6379) name the services. Everything runs on this machine,
+# so the client, the server, PostgreSQL and Redis share its cores.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-180}; games=${2:-64}
+host=${PGHOST:-127.0.0.1}; user=${PGUSER:-postgres}; db=uttt_load
+redis=${REDIS_URL:-redis://127.0.0.1:6379}
+prefix="uttt-load-$$:"
+
+cargo build --release --locked --quiet --bin uttt
+cargo bench --locked --no-run --quiet --bench load_moves 2>/dev/null
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+data=$(mktemp -d)
+psql -qX -h "$host" -U "$user" -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+
+rss() { awk '/^VmRSS/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
+
+# Limits raised only where the client itself would trip them: it signs up
+# two players per game from one address, and its login clients log in
+# every half second.
+DATABASE_URL="postgres://$user@$host:5432/$db" REDIS_URL="$redis" UTTT_REDIS_PREFIX="$prefix" \
+  UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" UTTT_JWT_SECRET="load-test-secret-0123456789abcdef" \
+  UTTT_REGISTER_LIMIT_PER_ADDRESS=1000000 UTTT_LOGIN_LIMIT_PER_ADDRESS=1000000 \
+  UTTT_LOGIN_LIMIT_PER_USERNAME=1000000 RUST_LOG=warn target/release/uttt serve >"$data/server.log" 2>&1 &
+server=$!
+cleanup() {
+  kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
+  redis-cli -u "$redis" --scan --pattern "$prefix*" | xargs -r redis-cli -u "$redis" del >/dev/null
+  psql -qX -h "$host" -U "$user" -d postgres -c "DROP DATABASE IF EXISTS $db"
+  rm -rf "$data"
+}
+trap cleanup EXIT
+base="http://127.0.0.1:$port"
+for _ in $(seq 100); do curl -fs "$base/readyz" >/dev/null && break; sleep 0.1; done
+curl -fs "$base/readyz" >/dev/null || { echo "the server did not become ready:" >&2; cat "$data/server.log" >&2; exit 1; }
+sleep 5
+echo "idle server RSS after start: $(rss "$server")"
+
+LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" \
+  cargo bench --locked --quiet --bench load_moves
+
+# Streams and games of the run are over; give the workers a few rounds.
+sleep 10
+echo "idle server RSS 10 s after the load: $(rss "$server")"
+if grep -q "panicked" "$data/server.log"; then
+  echo "the server panicked:" >&2; grep -A5 panicked "$data/server.log" >&2; exit 1
+fi
+errors=$(grep -c ' ERROR ' "$data/server.log" || true)
+echo "server log: $errors error lines"
