@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, EventStream, Player, TestApp, TestConfig};
+use crate::helpers::{Backend, EventStream, Player, TestApp, TestConfig, legal_of};
 
 const GRACE_MS: i64 = 1_000;
 
@@ -117,11 +117,9 @@ async fn drop_and_substitute(backend: Backend) {
     assert_eq!(app.state(&x, &id).await["ply"], 4);
 
     // …and O's first request gives the seat back at once, before the next CPU move.
-    let next = {
-        let m = moves_of(&app, &x, &id).await;
-        let last = m[3]["address"].as_array().unwrap()[1].as_u64().unwrap();
-        format!("{last}.1")
-    };
+    // (Any legal square: the CPU's replies are seeded by the match id, so
+    // a fixed square could already be taken.)
+    let next = legal_of(&app.state(&x, &id).await)[0].clone();
     app.play(&x, &id, 4, &next).await.expect(200);
     let back = app.state(&o, &id).await;
     assert_eq!(back["players"]["o"]["controller"], "human");
@@ -176,27 +174,13 @@ async fn race(backend: Backend) {
         );
         if after == ply {
             // O plays the ply themself.
-            let legal = now["next"]["legal"][0]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(".");
-            app.play(&o, &id, ply, &legal).await.expect(200);
+            app.play(&o, &id, ply, &legal_of(&now)[0]).await.expect(200);
         }
         let s = app.state(&x, &id).await;
         if s["status"] != "active" {
             break;
         }
-        let legal = s["next"]["legal"][0]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join(".");
-        app.play(&x, &id, s["ply"].as_u64().unwrap(), &legal)
+        app.play(&x, &id, s["ply"].as_u64().unwrap(), &legal_of(&s)[0])
             .await
             .expect(200);
     }

@@ -610,6 +610,23 @@ where
     }
 }
 
+/// The legal moves of a match state, as `"4.0"` texts.
+pub fn legal_of(state: &Value) -> Vec<String> {
+    state["next"]["legal"]
+        .as_array()
+        .expect("legal moves")
+        .iter()
+        .map(|a| {
+            a.as_array()
+                .expect("an address")
+                .iter()
+                .map(|c| c.to_string())
+                .collect::<Vec<_>>()
+                .join(".")
+        })
+        .collect()
+}
+
 /// `"4.0"` → `[4, 0]`.
 pub fn addr(text: &str) -> Vec<u8> {
     if text.is_empty() {

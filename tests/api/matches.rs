@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::both_backends;
-use crate::helpers::{Backend, EventStream, TestApp, TestConfig, addr, eventually};
+use crate::helpers::{Backend, EventStream, TestApp, TestConfig, addr, eventually, legal_of};
 
 const NO_CLOCK: fn() -> Value = || json!({"kind": "none"});
 
@@ -28,22 +28,6 @@ const CLOSED_DRAW: &[&str] = &[
     "8.2", "7.2", "8.3", "1.1", "1.6", "7.3", "7.0", "1.2", "8.7", "7.5", "7.4", "8.5", "7.8",
     "8.6", "8.8",
 ];
-
-fn legal_of(state: &Value) -> Vec<String> {
-    state["next"]["legal"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| {
-            a.as_array()
-                .unwrap()
-                .iter()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(".")
-        })
-        .collect()
-}
 
 both_backends! {
     async fn a_practice_match_starts_at_once_and_the_cpu_answers(app: TestApp) {
