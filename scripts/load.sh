@@ -11,6 +11,7 @@
 # so the client, the server, PostgreSQL and Redis share its cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/server.sh
 seconds=${1:-180}; games=${2:-64}
 host=${PGHOST:-127.0.0.1}; user=${PGUSER:-postgres}; db=uttt_load
 redis=${REDIS_URL:-redis://127.0.0.1:6379}
@@ -18,7 +19,7 @@ prefix="uttt-load-$$:"
 
 cargo build --release --locked --quiet --bin uttt
 cargo bench --locked --no-run --quiet --bench load_moves 2>/dev/null
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 data=$(mktemp -d)
 psql -qX -h "$host" -U "$user" -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 
@@ -40,8 +41,7 @@ cleanup() {
 }
 trap cleanup EXIT
 base="http://127.0.0.1:$port"
-for _ in $(seq 100); do curl -fs "$base/readyz" >/dev/null && break; sleep 0.1; done
-curl -fs "$base/readyz" >/dev/null || { echo "the server did not become ready:" >&2; cat "$data/server.log" >&2; exit 1; }
+wait_ready "$base" "$data/server.log"
 sleep 5
 echo "idle server RSS after start: $(rss "$server")"
 

@@ -9,11 +9,12 @@
 # DATABASE_URL / REDIS_URL when those are set. Needs `pip install schemathesis`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/server.sh
 seconds=${1:-300}
 command -v schemathesis >/dev/null || { echo "schemathesis is not installed: pip install schemathesis" >&2; exit 2; }
 
 cargo build --release --locked --quiet
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 data=$(mktemp -d)
 log="$data/server.log"
 # Generous limits: the fuzzer registers and logs in far more than a person would.
@@ -24,7 +25,7 @@ UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" UTTT_JWT_SECRET="schemathesis-
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
 base="http://127.0.0.1:$port"
-for _ in $(seq 100); do curl -fs "$base/readyz" >/dev/null && break; sleep 0.1; done
+wait_ready "$base" "$log"
 
 # An admin, so the admin endpoints are exercised too (the role is in the token: log in after promoting).
 account='{"username":"schemathesis","password":"a long fuzzing password"}'

@@ -6,14 +6,15 @@
 #   scripts/stream-memory.sh [N]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/lib/server.sh
 streams=${1:-2000}
 cargo build --release --locked --quiet --bin uttt
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(free_port)
 data=$(mktemp -d)
 UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" RUST_LOG=warn target/release/uttt serve >"$data/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
-for _ in $(seq 100); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done
+wait_ready "http://127.0.0.1:$port" "$data/server.log"
 
 python3 - "$port" "$server" "$streams" <<'PY'
 import asyncio, json, sys, urllib.request
