@@ -41,15 +41,13 @@ pub async fn run(
         .cloned()
         .ok_or_else(|| anyhow::anyhow!("no ladder {}", args.ladder))?;
     let tag = crate::ids::record_id()[..6].to_lowercase();
-    let ids: Vec<String> = (0..args.tickets).map(|_| crate::ids::player_id()).collect();
     let names: Vec<String> = (0..args.tickets).map(|i| format!("pb_{tag}_{i}")).collect();
     let now = ctx.time.now_ms();
     let mut rng = Rng::new(7);
-    let tickets: Vec<Ticket> = ids
-        .iter()
-        .map(|id| Ticket {
+    let tickets: Vec<Ticket> = (0..args.tickets)
+        .map(|_| Ticket {
             id: crate::ids::record_id(),
-            player_id: id.clone(),
+            player_id: crate::ids::player_id(),
             ladder: ladder.id.clone(),
             rating: 800.0 + rng.below(1400) as f64 + rng.below(100) as f64 / 100.0,
             created_at: now,
