@@ -109,6 +109,17 @@ pub struct ClocksState {
     pub server_time: String,
 }
 
+/// How a client keeps its seat present (API.md, "Presence").
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PresenceState {
+    /// How often (ms) a seated client without an open event stream should send
+    /// `POST /matches/{id}/heartbeat`: at most a third of the shortest grace
+    /// period the server may apply to this match (an open event stream keeps
+    /// the seat present by itself).
+    #[schema(minimum = 1, example = 1000)]
+    pub heartbeat_ms: i64,
+}
+
 /// A rating before and after a match.
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct RatingChange {
@@ -169,6 +180,8 @@ pub struct MatchState {
     pub clocks: ClocksState,
     /// `null` while active.
     pub result: Option<ResultState>,
+    /// How clients keep their seat present.
+    pub presence: PresenceState,
     /// The state's version; the event id of its `state` event, bumped by every change.
     pub version: i32,
     /// When the match was made.
@@ -231,6 +244,15 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
     }
 }
 
+/// The live presence a state shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Presence {
+    /// Whether X's and O's players are present.
+    pub connected: [bool; 2],
+    /// The heartbeat interval clients are told.
+    pub heartbeat_ms: i64,
+}
+
 /// Builds the state of `row` (whose decoded position is `position`) at `now`.
 ///
 /// # Errors
@@ -240,9 +262,10 @@ pub fn render(
     position: &Position,
     names: &Names,
     rating_changes: Option<RatingChanges>,
-    connected: [bool; 2],
+    presence: Presence,
     now: Millis,
 ) -> Result<MatchState> {
+    let connected = presence.connected;
     let tc = row.time_control()?;
     let depth = position.depth();
     let mut cells = String::with_capacity(depth.squares());
@@ -277,10 +300,8 @@ pub fn render(
         } else if active {
             tc.left_waiting(row.bank(seat))
         } else {
-            row.bank(seat).or_else(|| {
-                tc.left_waiting(None)
-                    .filter(|_| tc.initial_bank().is_some())
-            })
+            // Finished: the banks of a clock (a per-turn bank is only the next turn's allowance).
+            tc.initial_bank().and(row.bank(seat).or(tc.initial_bank()))
         }
     };
     let result = (!active).then(|| ResultState {
@@ -312,6 +333,9 @@ pub fn render(
             server_time: rfc3339(now),
         },
         result,
+        presence: PresenceState {
+            heartbeat_ms: presence.heartbeat_ms,
+        },
         version: row.version,
         created_at: rfc3339(row.created_at),
         finished_at: row.finished_at.map(rfc3339),
