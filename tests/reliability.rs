@@ -955,12 +955,21 @@ async fn the_players_of_a_killed_instance_count_as_absent_within_the_lease_lifet
     let path = format!("/api/v1/matches/{id}/events");
     // X (to move) watches on A; O watches on B; nobody sends a heartbeat.
     let mut on_a = EventStream::open_at(&a.url(), &http, &path, &x.token, None).await;
-    on_a.next_event(Duration::from_secs(5)).await.expect("state");
+    on_a.next_event(Duration::from_secs(5))
+        .await
+        .expect("state");
     let mut on_b = EventStream::open_at(&b.url(), &http, &path, &o.token, None).await;
-    on_b.next_event(Duration::from_secs(5)).await.expect("state");
+    on_b.next_event(Duration::from_secs(5))
+        .await
+        .expect("state");
     let state = |token: String| {
         let (http, url) = (http.clone(), format!("{}/api/v1/matches/{id}", b.url()));
-        async move { call(&http, "GET", &url, Some(&token), None).await.unwrap().1 }
+        async move {
+            call(&http, "GET", &url, Some(&token), None)
+                .await
+                .unwrap()
+                .1
+        }
     };
     // Twice the grace and the lease's lifetime: A renews X's lease, B sees X present.
     tokio::time::sleep(Duration::from_millis(2 * (LEASE_MS + GRACE_MS))).await;

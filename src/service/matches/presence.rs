@@ -103,16 +103,6 @@ impl OpenStreams {
             .unwrap_or_else(|p| p.into_inner())
             .contains_key(holder)
     }
-
-    /// How many streams hold a lease on this instance.
-    pub fn len(&self) -> usize {
-        self.open.lock().unwrap_or_else(|p| p.into_inner()).len()
-    }
-
-    /// Whether no stream holds a lease on this instance.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
 }
 
 /// The lease an open event stream holds on its player's seat; dropping it

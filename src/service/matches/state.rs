@@ -61,7 +61,8 @@ pub struct SeatState {
     pub username: String,
     /// `cpu` while the CPU plays the seat (practice opponent, or substitute for a dropped player).
     pub controller: &'static str,
-    /// Whether the seated player is present (heartbeat, event stream or any request on the match).
+    /// Whether the seated player is present: an open event stream, or a
+    /// heartbeat or request on the match within the grace period of their turn.
     pub connected: bool,
     /// While the CPU plays the seat: its level (the practice opponent's, or the substitute's).
     pub cpu_level: Option<u8>,
@@ -97,7 +98,8 @@ pub struct NextState {
 /// Clocks as the server sees them at `server_time`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ClocksState {
-    /// X's time left (per turn: in this turn if X is to move, else a full turn); `null` without a limit.
+    /// X's time left (per turn: in this turn if X is to move, else their next
+    /// turn: a full turn plus any lag credit); `null` without a limit.
     pub x_ms: Option<i64>,
     /// O's time left.
     pub o_ms: Option<i64>,
