@@ -5,6 +5,14 @@
 //!   zero loses on time.
 //! - `per_turn`: each turn must be completed within `turn_ms`.
 //! - `none`: no limit.
+//!
+//! Lag compensation (after Lichess's `LagTracker`): a move's network time is
+//! not its player's thinking time. Each player has a quota; a move's credit
+//! is the lag its client reports, at most the quota and at most the time the
+//! turn really used; the quota then loses the credit and gains a fixed
+//! amount, never past its cap ([`LagQuota`]). Under `clock` the credit goes
+//! back to the mover's bank; under `per_turn` it lengthens the mover's next
+//! turn (its "bank" there is that turn's allowance).
 
 use crate::time::Millis;
 
@@ -14,6 +22,48 @@ pub const CLOCK_INITIAL_RANGE: (Millis, Millis) = (10_000, 3 * 3_600_000);
 pub const CLOCK_INCREMENT_MAX: Millis = 60_000;
 /// Smallest and largest per-turn limit.
 pub const TURN_RANGE: (Millis, Millis) = (5_000, 600_000);
+
+/// Largest lag a client may report with a move (ms); more is refused as absurd.
+pub const MAX_REPORTED_LAG_MS: Millis = 60_000;
+
+/// The lag-compensation quota of one player under a time control: it starts
+/// at `start`, each move's credit comes out of it, and each move adds `gain`,
+/// never past `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LagQuota {
+    /// Added after every move of the player.
+    pub gain: Millis,
+    /// The quota at the start of a match.
+    pub start: Millis,
+    /// The cap: also the most one move can ever be credited.
+    pub max: Millis,
+}
+
+/// What lag compensation gave one move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LagCredit {
+    /// Time given back to the mover (ms).
+    pub credit: Millis,
+    /// The mover's quota after the move.
+    pub quota: Millis,
+}
+
+impl LagQuota {
+    /// The credit of a move whose client reports `reported` ms of lag, from a
+    /// player holding `quota`, on a turn that really used `used` ms: never
+    /// more than the quota, nor than the time used (a move can't gain time).
+    pub fn credit(&self, quota: Millis, reported: Millis, used: Millis) -> LagCredit {
+        let quota = quota.clamp(0, self.max);
+        let credit = reported.max(0).min(quota).min(used.max(0));
+        LagCredit {
+            credit,
+            quota: quota
+                .saturating_sub(credit)
+                .saturating_add(self.gain)
+                .min(self.max),
+        }
+    }
+}
 
 /// A match's time control.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,31 +170,70 @@ impl TimeControl {
     }
 
     /// When the side to move loses on time, for a turn that began at
-    /// `turn_started` with `bank` left; `None` without a limit.
+    /// `turn_started` with `bank` left (per turn: the turn's allowance, when
+    /// lag credit lengthened it); `None` without a limit.
     pub fn deadline(&self, turn_started: Millis, bank: Option<Millis>) -> Option<Millis> {
-        match self {
-            TimeControl::Clock { initial_ms, .. } => {
-                Some(turn_started.saturating_add(bank.unwrap_or(*initial_ms)))
-            }
-            TimeControl::PerTurn { turn_ms } => Some(turn_started.saturating_add(*turn_ms)),
-            TimeControl::None => None,
-        }
+        self.left_waiting(bank)
+            .map(|left| turn_started.saturating_add(left))
     }
 
     /// Settles the mover's time for a move arriving at `now`.
     pub fn settle(&self, turn_started: Millis, bank: Option<Millis>, now: Millis) -> Settled {
-        if let Some(deadline) = self.deadline(turn_started, bank)
-            && now >= deadline
-        {
+        self.settle_credited(turn_started, bank, now, 0)
+    }
+
+    /// Settles the mover's time for a move arriving at `now`, `credit` ms of
+    /// which were network time (see [`LagQuota::credit`]). The server's
+    /// deadline stands: a move after it is flagged whatever its credit. The
+    /// credit, never more than the turn used, goes back to a clock's bank; per
+    /// turn it lengthens the mover's next turn (their bank becomes that turn's
+    /// allowance).
+    pub fn settle_credited(
+        &self,
+        turn_started: Millis,
+        bank: Option<Millis>,
+        now: Millis,
+        credit: Millis,
+    ) -> Settled {
+        let Some(deadline) = self.deadline(turn_started, bank) else {
+            return Settled::InTime(None);
+        };
+        if now >= deadline {
             return Settled::Flagged;
         }
+        let credit = credit.clamp(0, (now - turn_started).max(0));
         match self {
-            TimeControl::Clock { increment_ms, .. } => {
-                let left = self.deadline(turn_started, bank).unwrap_or(now) - now;
-                Settled::InTime(Some(left.saturating_add(*increment_ms)))
+            TimeControl::Clock { increment_ms, .. } => Settled::InTime(Some(
+                (deadline - now)
+                    .saturating_add(credit)
+                    .saturating_add(*increment_ms),
+            )),
+            TimeControl::PerTurn { turn_ms } => {
+                Settled::InTime((credit > 0).then(|| turn_ms.saturating_add(credit)))
             }
-            _ => Settled::InTime(None),
+            TimeControl::None => Settled::InTime(None),
         }
+    }
+
+    /// The lag quota of each player under this control; `None` without a limit.
+    /// Lichess's figures: a game of `base + 40 × increment` (per turn: 40
+    /// turns) gains `estimate / 250 + 150` ms a move, at most 1 s; the quota
+    /// starts at 3 gains and holds at most 7.
+    pub fn lag_quota(&self) -> Option<LagQuota> {
+        let estimate = match self {
+            TimeControl::Clock {
+                initial_ms,
+                increment_ms,
+            } => initial_ms.saturating_add(increment_ms.saturating_mul(40)),
+            TimeControl::PerTurn { turn_ms } => turn_ms.saturating_mul(40),
+            TimeControl::None => return None,
+        };
+        let gain = (estimate / 250 + 150).min(1_000);
+        Some(LagQuota {
+            gain,
+            start: 3 * gain,
+            max: 7 * gain,
+        })
     }
 
     /// Time left to the side to move at `now` (never negative); `None` without a limit.
@@ -157,11 +246,11 @@ impl TimeControl {
         self.deadline(turn_started, bank).map(|d| (d - now).max(0))
     }
 
-    /// Time shown for the side not to move: its bank, or a full turn.
+    /// Time shown for the side not to move: its bank, or its next turn's allowance.
     pub fn left_waiting(&self, bank: Option<Millis>) -> Option<Millis> {
         match self {
             TimeControl::Clock { initial_ms, .. } => Some(bank.unwrap_or(*initial_ms)),
-            TimeControl::PerTurn { turn_ms } => Some(*turn_ms),
+            TimeControl::PerTurn { turn_ms } => Some(bank.unwrap_or(*turn_ms)),
             TimeControl::None => None,
         }
     }
@@ -226,5 +315,164 @@ mod tests {
         );
         assert_eq!(TimeControl::per_turn(1).unwrap_err().field, "turn_ms");
         assert!(TimeControl::per_turn(60_000).is_ok());
+    }
+
+    #[test]
+    fn the_lag_quota_follows_lichess_figures() {
+        let ten_minutes = TimeControl::TOURNAMENT.lag_quota().unwrap();
+        assert_eq!(
+            ten_minutes,
+            LagQuota {
+                gain: 1_000,
+                start: 3_000,
+                max: 7_000
+            }
+        );
+        let ten_seconds = TimeControl::clock(10_000, 0).unwrap().lag_quota().unwrap();
+        assert_eq!(ten_seconds.gain, 190);
+        let blitz = TimeControl::clock(60_000, 1_000)
+            .unwrap()
+            .lag_quota()
+            .unwrap();
+        assert_eq!(blitz.gain, (60_000 + 40_000) / 250 + 150);
+        let five_second_turns = TimeControl::per_turn(5_000).unwrap().lag_quota().unwrap();
+        assert_eq!(five_second_turns.gain, 950);
+        assert_eq!(TimeControl::None.lag_quota(), None);
+    }
+
+    #[test]
+    fn a_credit_is_the_reported_lag_within_the_quota_and_the_time_used() {
+        let q = TimeControl::TOURNAMENT.lag_quota().unwrap();
+        assert_eq!(
+            q.credit(3_000, 200, 5_000),
+            LagCredit {
+                credit: 200,
+                quota: 3_800
+            }
+        );
+        // A lie is cut to the quota…
+        assert_eq!(
+            q.credit(3_000, 60_000, 50_000),
+            LagCredit {
+                credit: 3_000,
+                quota: 1_000
+            }
+        );
+        // …and to the time the turn really used.
+        assert_eq!(q.credit(3_000, 2_000, 150).credit, 150);
+        // The quota never passes its cap; a negative report is none.
+        assert_eq!(q.credit(6_900, 0, 1_000).quota, 7_000);
+        assert_eq!(q.credit(3_000, -5, 1_000).credit, 0);
+    }
+
+    #[test]
+    fn a_clock_credit_goes_back_to_the_bank_and_a_turn_credit_to_the_next_turn() {
+        let tc = TimeControl::clock(60_000, 2_000).unwrap();
+        assert_eq!(
+            tc.settle_credited(0, Some(10_000), 4_000, 300),
+            Settled::InTime(Some(8_300))
+        );
+        // Never more than the turn used: the bank cannot grow past start + increment.
+        assert_eq!(
+            tc.settle_credited(0, Some(10_000), 100, 5_000),
+            Settled::InTime(Some(12_000))
+        );
+        // The server's deadline stands.
+        assert_eq!(
+            tc.settle_credited(0, Some(10_000), 10_000, 3_000),
+            Settled::Flagged
+        );
+        let turns = TimeControl::per_turn(5_000).unwrap();
+        assert_eq!(
+            turns.settle_credited(0, None, 4_000, 250),
+            Settled::InTime(Some(5_250))
+        );
+        assert_eq!(
+            turns.settle_credited(0, None, 4_000, 0),
+            Settled::InTime(None)
+        );
+        // A lengthened turn's deadline and the time shown while waiting.
+        assert_eq!(turns.deadline(100, Some(5_250)), Some(5_350));
+        assert_eq!(turns.left_waiting(Some(5_250)), Some(5_250));
+    }
+
+    mod lag {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn controls() -> impl Strategy<Value = TimeControl> {
+            prop_oneof![
+                (10_000i64..=3 * 3_600_000, 0i64..=60_000)
+                    .prop_map(|(i, inc)| TimeControl::clock(i, inc).unwrap()),
+                (5_000i64..=600_000).prop_map(|t| TimeControl::per_turn(t).unwrap()),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(512))]
+
+            /// Whatever a client claims, one move gets back at most the quota
+            /// it holds (never past `max`) and never more than the turn used;
+            /// n moves get back at most `start + (n - 1) × gain` in all.
+            #[test]
+            fn a_lying_client_gains_nothing_beyond_the_quota(
+                tc in controls(),
+                moves in proptest::collection::vec((0i64..=MAX_REPORTED_LAG_MS, 0i64..=120_000), 1..80),
+            ) {
+                let q = tc.lag_quota().unwrap();
+                let mut quota = q.start;
+                let mut total = 0;
+                for (n, (claimed, used)) in moves.iter().enumerate() {
+                    let given = q.credit(quota, *claimed, *used);
+                    prop_assert!(given.credit <= quota && given.credit <= q.max);
+                    prop_assert!(given.credit <= *used && given.credit >= 0);
+                    prop_assert!(given.quota >= q.gain.min(q.max) && given.quota <= q.max);
+                    total += given.credit;
+                    let n = n as i64 + 1;
+                    prop_assert!(total <= q.start + (n - 1) * q.gain, "{total} after {n} moves");
+                    quota = given.quota;
+                }
+            }
+
+            /// An honest link with `lag` ms a move loses nothing while the lag
+            /// is within the gain, and at most `lag - gain` a move beyond it.
+            #[test]
+            fn an_honest_slow_link_loses_at_most_the_lag_beyond_the_gain(
+                tc in controls(),
+                lag in 0i64..=5_000,
+                thinks in proptest::collection::vec(0i64..=60_000, 1..80),
+            ) {
+                let q = tc.lag_quota().unwrap();
+                let mut quota = q.start;
+                for think in thinks {
+                    // The turn used the thinking time plus the network time.
+                    let given = q.credit(quota, lag, think + lag);
+                    prop_assert!(lag - given.credit <= (lag - q.gain).max(0));
+                    quota = given.quota;
+                }
+            }
+
+            /// A clock credit never leaves the bank above its value at the
+            /// turn start plus the increment, nor below the real use.
+            #[test]
+            fn a_clock_credit_never_gains_time(
+                initial in 10_000i64..=600_000,
+                increment in 0i64..=60_000,
+                bank in 1i64..=600_000,
+                used in 0i64..=600_000,
+                credit in 0i64..=10_000,
+            ) {
+                let tc = TimeControl::clock(initial, increment).unwrap();
+                match tc.settle_credited(0, Some(bank), used, credit) {
+                    Settled::InTime(Some(after)) => {
+                        prop_assert!(used < bank);
+                        prop_assert!(after <= bank + increment);
+                        prop_assert!(after >= bank - used + increment);
+                    }
+                    Settled::Flagged => prop_assert!(used >= bank),
+                    Settled::InTime(None) => prop_assert!(false, "a clock always has a bank"),
+                }
+            }
+        }
     }
 }

@@ -246,6 +246,26 @@ fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
     Ok(set)
 }
 
+/// How an open event stream keeps its player's seat (README, "Presence, grace, heartbeat and lag").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PresenceConfig {
+    /// A stream's lease lapses this long (real time) after its last renewal
+    /// (`UTTT_PRESENCE_LEASE_MS`): the bound on how long an instance that died
+    /// with open streams keeps their players present. Renewed every third of it.
+    pub lease_ttl: Duration,
+    /// After a stream closes, its seat stays present this long (game time)
+    /// before the grace period starts (`UTTT_PRESENCE_LINGER_MS`), so a
+    /// reconnect to another instance keeps the seat.
+    pub linger: Duration,
+}
+
+impl PresenceConfig {
+    /// How often an instance renews the leases of its open streams.
+    pub fn renew_every(&self) -> Duration {
+        (self.lease_ttl / 3).max(Duration::from_millis(10))
+    }
+}
+
 /// The whole server configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -279,6 +299,8 @@ pub struct Config {
     pub http_workers: usize,
     /// How long a seated player may be absent before the CPU takes their seat (`UTTT_DROP_GRACE_MS`).
     pub drop_grace: Duration,
+    /// How open event streams keep their players' seats: lease lifetime and linger.
+    pub presence: PresenceConfig,
     /// The ladders (`UTTT_LADDERS` adds to the defaults).
     pub ladders: Vec<LadderConfig>,
     /// Matchmaking windows and timing.
@@ -376,6 +398,12 @@ impl Config {
             },
             workers: workers(get("UTTT_WORKERS"))?,
             drop_grace: Duration::from_millis(number(&get, "UTTT_DROP_GRACE_MS", 20_000)?),
+            presence: PresenceConfig {
+                lease_ttl: Duration::from_millis(
+                    number(&get, "UTTT_PRESENCE_LEASE_MS", 15_000)?.max(30),
+                ),
+                linger: Duration::from_millis(number(&get, "UTTT_PRESENCE_LINGER_MS", 3_000)?),
+            },
             ladders: ladders(get("UTTT_LADDERS"))?,
             matchmaking: MatchmakingConfig {
                 window_start: number(&get, "UTTT_MM_WINDOW_START", 100)? as f64,
@@ -453,6 +481,9 @@ mod tests {
         assert_eq!(c.access_token_ttl, Duration::from_secs(900));
         assert_eq!(c.refresh_token_ttl, Duration::from_secs(2_592_000));
         assert_eq!(c.log_format, LogFormat::Human);
+        assert_eq!(c.presence.lease_ttl, Duration::from_secs(15));
+        assert_eq!(c.presence.renew_every(), Duration::from_secs(5));
+        assert_eq!(c.presence.linger, Duration::from_secs(3));
     }
 
     #[test]

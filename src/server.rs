@@ -71,6 +71,7 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
         passwords,
         metrics: Arc::new(Metrics::default()),
         signals: Arc::default(),
+        streams: Arc::default(),
         instance: crate::ids::record_id().into(),
         shutdown: crate::service::Shutdown::default(),
     })
@@ -89,6 +90,9 @@ pub fn bind(ctx: Context) -> anyhow::Result<Bound> {
     let server = HttpServer::new(move || crate::http::app(data.clone()))
         .workers(ctx.config.http_workers)
         .disable_signals()
+        // A client that closes its side closes the connection: an event
+        // stream then ends at once, and with it the player's presence lease.
+        .h1_allow_half_closed(false)
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
         .listen(listener)?
         .run();

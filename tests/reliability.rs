@@ -910,3 +910,96 @@ async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock(
     assert!(locks.is_empty(), "broker locks left behind: {locks:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[actix_web::test]
+async fn the_players_of_a_killed_instance_count_as_absent_within_the_lease_lifetime() {
+    let Some((admin_url, redis)) = env_or_skip() else {
+        return;
+    };
+    const LEASE_MS: u64 = 1_500;
+    const GRACE_MS: u64 = 1_500;
+    let db = TestDatabase::create(&admin_url);
+    let dir = temp_dir("lease");
+    let prefix = format!("lease:{}:", uttt::ids::record_id());
+    let mut env = server_env(&db.url, &redis, &prefix, &dir);
+    env.push(("UTTT_PRESENCE_LEASE_MS".into(), LEASE_MS.to_string()));
+    let a = Server::start(free_port(), &env, &dir.join("a.log"));
+    let b = Server::start(free_port(), &env, &dir.join("b.log"));
+    let http = client();
+    a.ready(&http).await;
+    b.ready(&http).await;
+    let (x, o) = (
+        register(&http, &b.url(), "lease_x").await,
+        register(&http, &b.url(), "lease_o").await,
+    );
+    let (_, room) = call(
+        &http,
+        "POST",
+        &format!("{}/api/v1/rooms", b.url()),
+        Some(&x.token),
+        Some(&json!({"depth": 2, "time_control": {"kind": "none"}})),
+    )
+    .await
+    .unwrap();
+    let code = room["code"].as_str().unwrap();
+    let (_, joined) = call(
+        &http,
+        "POST",
+        &format!("{}/api/v1/rooms/{code}/join", b.url()),
+        Some(&o.token),
+        Some(&json!({})),
+    )
+    .await
+    .unwrap();
+    let id = joined["match_id"].as_str().unwrap().to_owned();
+    let path = format!("/api/v1/matches/{id}/events");
+    // X (to move) watches on A; O watches on B; nobody sends a heartbeat.
+    let mut on_a = EventStream::open_at(&a.url(), &http, &path, &x.token, None).await;
+    on_a.next_event(Duration::from_secs(5))
+        .await
+        .expect("state");
+    let mut on_b = EventStream::open_at(&b.url(), &http, &path, &o.token, None).await;
+    on_b.next_event(Duration::from_secs(5))
+        .await
+        .expect("state");
+    let state = |token: String| {
+        let (http, url) = (http.clone(), format!("{}/api/v1/matches/{id}", b.url()));
+        async move {
+            call(&http, "GET", &url, Some(&token), None)
+                .await
+                .unwrap()
+                .1
+        }
+    };
+    // Twice the grace and the lease's lifetime: A renews X's lease, B sees X present.
+    tokio::time::sleep(Duration::from_millis(2 * (LEASE_MS + GRACE_MS))).await;
+    let s = state(o.token.clone()).await;
+    assert_eq!(s["players"]["x"]["controller"], "human", "{s}");
+    assert_eq!(s["players"]["x"]["connected"], true, "{s}");
+    // A dies with X's stream open: nobody releases the lease, it lapses by itself.
+    a.signal("-KILL");
+    let killed = std::time::Instant::now();
+    let taken = loop {
+        let s = state(o.token.clone()).await;
+        if s["players"]["x"]["controller"] == "cpu" {
+            break s;
+        }
+        assert!(
+            killed.elapsed() < Duration::from_secs(10),
+            "X still holds the seat 10 s after A died: {s}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let after = killed.elapsed();
+    println!("X absent and substituted {after:?} after the kill (lease {LEASE_MS} ms)");
+    assert_eq!(taken["players"]["x"]["connected"], false);
+    // The lease lapses within its lifetime; the presence worker (every 0.5 s) then acts.
+    assert!(
+        after < Duration::from_millis(LEASE_MS + 1_000),
+        "absent {after:?} after the kill (lease {LEASE_MS} ms)"
+    );
+    drop(on_a);
+    drop(a);
+    drop(b);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -8,8 +8,8 @@ use futures_util::future::BoxFuture;
 
 use super::hub::Hub;
 use super::{
-    BrokerResult, Cancelled, Enqueued, Health, Locks, MatchQueue, Presence, PubSub, RateDecision,
-    RateLimiter, Subscription, Ticket, TicketStatus,
+    BrokerResult, Cancelled, Enqueued, Health, Locks, MatchQueue, Presence, PresenceRecord, PubSub,
+    RateDecision, RateLimiter, Subscription, Ticket, TicketStatus,
 };
 
 /// Windows are swept once this many counters are held.
@@ -21,6 +21,8 @@ pub struct MemoryBroker {
     hub: Arc<Hub>,
     windows: Mutex<HashMap<String, (u32, Instant)>>,
     presence: Mutex<HashMap<String, (i64, Instant)>>,
+    /// Per key: each holder's lease and when it lapses.
+    leases: Mutex<HashMap<String, HashMap<String, Instant>>>,
     marks: Mutex<HashMap<String, (String, Instant)>>,
     queue: Mutex<QueueState>,
     locks: Mutex<HashMap<String, (String, Instant)>>,
@@ -158,22 +160,59 @@ impl Presence for MemoryBroker {
         Box::pin(async move { Ok(previous) })
     }
 
-    fn last_seen<'a>(
+    fn hold<'a>(
+        &'a self,
+        leases: &'a [(String, String)],
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<()>> {
+        let now = Instant::now();
+        let mut held = self.leases.lock().unwrap_or_else(|p| p.into_inner());
+        if held.len() >= SWEEP_AT {
+            held.retain(|_, holders| {
+                holders.retain(|_, lapses| *lapses > now);
+                !holders.is_empty()
+            });
+        }
+        for (key, holder) in leases {
+            held.entry(key.clone())
+                .or_default()
+                .insert(holder.clone(), now + ttl);
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
+        let mut held = self.leases.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(holders) = held.get_mut(key) {
+            holders.remove(holder);
+            if holders.is_empty() {
+                held.remove(key);
+            }
+        }
+        Box::pin(async { Ok(()) })
+    }
+
+    fn presence<'a>(
         &'a self,
         keys: &'a [String],
-    ) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>> {
+    ) -> BoxFuture<'a, BrokerResult<Vec<PresenceRecord>>> {
         let now = Instant::now();
-        let presence = self.presence.lock().unwrap_or_else(|p| p.into_inner());
-        let seen = keys
-            .iter()
-            .map(|k| {
-                presence
-                    .get(k)
-                    .filter(|(_, exp)| *exp > now)
-                    .map(|(at, _)| *at)
-            })
-            .collect();
-        Box::pin(async move { Ok(seen) })
+        let found = {
+            let presence = self.presence.lock().unwrap_or_else(|p| p.into_inner());
+            let held = self.leases.lock().unwrap_or_else(|p| p.into_inner());
+            keys.iter()
+                .map(|k| PresenceRecord {
+                    leased: held
+                        .get(k)
+                        .is_some_and(|holders| holders.values().any(|lapses| *lapses > now)),
+                    last_seen: presence
+                        .get(k)
+                        .filter(|(_, exp)| *exp > now)
+                        .map(|(at, _)| *at),
+                })
+                .collect()
+        };
+        Box::pin(async move { Ok(found) })
     }
 }
 

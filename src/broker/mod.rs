@@ -66,9 +66,19 @@ pub trait PubSub: Send + Sync {
     fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>>;
 }
 
-/// Presence: when each key (a seat of a match) was last seen. Times are the
-/// server's game time, so tests can advance them; the time-to-live only
-/// removes keys that stopped mattering.
+/// What the broker knows of one key's presence (a seat of a match).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PresenceRecord {
+    /// A live lease is held on it: an event stream is open, on some instance.
+    pub leased: bool,
+    /// When it was last seen (game time), if it was.
+    pub last_seen: Option<i64>,
+}
+
+/// Presence: when each key (a seat of a match) was last seen, and the leases
+/// of open connections on it. Seen times are the server's game time, so tests
+/// can advance them; leases live in real time (the broker's clock), so an
+/// instance that dies leaves leases that lapse on their own.
 pub trait Presence: Send + Sync {
     /// Records that `key` was seen at `at`; the record lives for `ttl`.
     /// Returns when it was seen before, if it was.
@@ -87,9 +97,19 @@ pub trait Presence: Send + Sync {
     ) -> BoxFuture<'a, BrokerResult<Option<String>>>;
     /// The markers stored under `keys`.
     fn marks<'a>(&'a self, keys: &'a [String]) -> BoxFuture<'a, BrokerResult<Vec<Option<String>>>>;
-    /// When each of `keys` was last seen.
-    fn last_seen<'a>(&'a self, keys: &'a [String])
-    -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>>;
+    /// Takes or renews each lease `(key, holder)` until `ttl` from now (real time).
+    fn hold<'a>(
+        &'a self,
+        leases: &'a [(String, String)],
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<()>>;
+    /// Gives up the lease of `holder` on `key`.
+    fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, BrokerResult<()>>;
+    /// The presence of each of `keys`: a live lease, and when it was last seen.
+    fn presence<'a>(
+        &'a self,
+        keys: &'a [String],
+    ) -> BoxFuture<'a, BrokerResult<Vec<PresenceRecord>>>;
 }
 
 /// Liveness of the broker itself.

@@ -16,8 +16,8 @@ use redis::{AsyncCommands, Script};
 
 use super::hub::Hub;
 use super::{
-    BrokerError, BrokerResult, Health, Notice, Presence, PubSub, RateDecision, RateLimiter,
-    Subscription,
+    BrokerError, BrokerResult, Health, Notice, Presence, PresenceRecord, PubSub, RateDecision,
+    RateLimiter, Subscription,
 };
 
 /// Counts a hit and starts the window on the first one, atomically.
@@ -39,6 +39,34 @@ redis.call('SET', KEYS[1], at, 'PX', ARGV[2])
 return previous
 ";
 
+/// Takes or renews leases (one holder per key) until `ARGV[1]` ms from now
+/// on Redis's own clock, so every instance measures leases alike; drops
+/// lapsed holders, and lets the key itself lapse with its last lease.
+const HOLD_SCRIPT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  redis.call('ZADD', key, now + ttl, ARGV[i + 1])
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+return #KEYS
+";
+
+/// For each pair of keys (seen, leases): the seen time, and how many leases
+/// are live on Redis's clock.
+const PRESENCE_SCRIPT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local out = {}
+for i = 1, #KEYS, 2 do
+  out[#out + 1] = redis.call('GET', KEYS[i]) or false
+  out[#out + 1] = redis.call('ZCOUNT', KEYS[i + 1], '(' .. now, '+inf')
+end
+return out
+";
+
 /// A broker on Redis.
 #[derive(Clone)]
 pub struct RedisBroker {
@@ -47,6 +75,8 @@ pub struct RedisBroker {
     hub: Arc<Hub>,
     rate_script: Arc<Script>,
     seen_script: Arc<Script>,
+    hold_script: Arc<Script>,
+    presence_script: Arc<Script>,
 }
 
 impl std::fmt::Debug for RedisBroker {
@@ -115,6 +145,8 @@ impl RedisBroker {
             hub,
             rate_script: Arc::new(Script::new(RATE_SCRIPT)),
             seen_script: Arc::new(Script::new(SEEN_SCRIPT)),
+            hold_script: Arc::new(Script::new(HOLD_SCRIPT)),
+            presence_script: Arc::new(Script::new(PRESENCE_SCRIPT)),
         }))
     }
 
@@ -260,22 +292,57 @@ impl Presence for RedisBroker {
         })
     }
 
-    fn last_seen<'a>(
+    fn hold<'a>(
+        &'a self,
+        leases: &'a [(String, String)],
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            // Bounded batches keep each script call short.
+            for chunk in leases.chunks(256) {
+                let mut call = self.hold_script.prepare_invoke();
+                call.arg(ttl_ms);
+                for (key, holder) in chunk {
+                    call.key(self.key(&format!("lease:{key}"))).arg(holder);
+                }
+                let _: i64 = call.invoke_async(&mut conn).await?;
+            }
+            Ok(())
+        })
+    }
+
+    fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let _: i64 = conn.zrem(self.key(&format!("lease:{key}")), holder).await?;
+            Ok(())
+        })
+    }
+
+    fn presence<'a>(
         &'a self,
         keys: &'a [String],
-    ) -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>> {
+    ) -> BoxFuture<'a, BrokerResult<Vec<PresenceRecord>>> {
         Box::pin(async move {
             if keys.is_empty() {
                 return Ok(Vec::new());
             }
             let mut conn = self.conn.clone();
-            let full: Vec<String> = keys
-                .iter()
-                .map(|k| self.key(&format!("seen:{k}")))
-                .collect();
-            let values: Vec<Option<i64>> =
-                redis::cmd("MGET").arg(&full).query_async(&mut conn).await?;
-            Ok(values)
+            let mut call = self.presence_script.prepare_invoke();
+            for key in keys {
+                call.key(self.key(&format!("seen:{key}")))
+                    .key(self.key(&format!("lease:{key}")));
+            }
+            let flat: Vec<Option<i64>> = call.invoke_async(&mut conn).await?;
+            Ok(flat
+                .chunks(2)
+                .map(|pair| PresenceRecord {
+                    last_seen: pair.first().copied().flatten(),
+                    leased: pair.get(1).copied().flatten().unwrap_or(0) > 0,
+                })
+                .collect())
         })
     }
 }

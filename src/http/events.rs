@@ -3,7 +3,8 @@
 //! A match stream sends `state` (the full match state, `id` = its version) on
 //! connect — unless `Last-Event-ID` already is the current version — and after
 //! every change, whichever instance made it. Comments keep proxies from
-//! closing an idle stream; an open stream of a seated player counts as presence.
+//! closing an idle stream. An open stream of a seated player holds a lease on
+//! their seat for as long as it is open (`service::matches::presence`).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -16,9 +17,9 @@ use futures_util::stream;
 use super::auth::Authenticated;
 use super::problem::{Problem, ProblemBody};
 use crate::broker::{Notice, Subscription};
-use crate::rules::Seat;
 use crate::service::FieldError;
 use crate::service::accounts::Player;
+use crate::service::matches::presence::Lease;
 use crate::service::matches::state::MatchState;
 use crate::service::matches::{self, parse_payload};
 use crate::service::{Context, events, matchmaking};
@@ -82,7 +83,8 @@ struct MatchStream {
     ctx: web::Data<Context>,
     viewer: Player,
     id: String,
-    seat: Option<Seat>,
+    /// Keeps a seated viewer present until the stream closes (dropped with it).
+    _lease: Option<Lease>,
     subscription: Subscription,
     sent: i32,
     pending: VecDeque<Bytes>,
@@ -135,24 +137,11 @@ impl MatchStream {
                     }
                 },
                 _ = self.keep_alive.tick() => {
-                    // A seated viewer's open stream keeps their seat present.
-                    if let Some(seat) = self.seat
-                        && let Err(err) = matches::touch(&self.ctx, &self.id, seat).await
-                    {
-                        tracing::debug!(error = %err, "presence from stream failed");
-                    }
                     return Some(Bytes::from_static(b": keep-alive\n\n"));
                 }
             }
         }
     }
-}
-
-fn keep_alive_every(ctx: &Context) -> Duration {
-    // Often enough to keep presence alive within the drop-out grace period.
-    KEEP_ALIVE
-        .min(ctx.config.drop_grace / 3)
-        .max(Duration::from_millis(50))
 }
 
 /// The live states of a match (`text/event-stream`). Browsers may pass the
@@ -182,14 +171,14 @@ pub async fn match_events(
     let id = id.into_inner();
     let sent = last_event_id(&req)?;
     let feed = matches::open_feed(&ctx, &viewer, id.clone()).await?;
-    let mut keep_alive = tokio::time::interval(keep_alive_every(&ctx));
+    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
     keep_alive.reset();
     let mut state = MatchStream {
         sent,
         ctx,
         viewer,
         id,
-        seat: feed.seat,
+        _lease: feed.lease,
         subscription: feed.subscription,
         pending: VecDeque::from([Bytes::from(format!("retry: {RETRY_MS}\n\n"))]),
         keep_alive,

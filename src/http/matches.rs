@@ -48,6 +48,34 @@ pub struct MoveBody {
     /// The square, root first: one coordinate 0..=8 per level of the match's depth.
     #[schema(example = json!([4, 0]), min_items = 1, max_items = 4)]
     pub address: Vec<i64>,
+    /// Optional: the network time (ms) the client measured for this move —
+    /// e.g. its recent round trip to the server — 0..=60000. Under a clock or
+    /// a per-turn limit up to the player's lag quota is given back (to the
+    /// clock; per turn, to the next turn), never more than the turn used. The
+    /// quota starts at 3 gains, gains `min(1000, (initial_ms + 40 × increment_ms)
+    /// / 250 + 150)` ms a move (per turn: `40 × turn_ms` in place of the sum)
+    /// and holds at most 7 gains: one move gets back at most 7 gains, n moves
+    /// at most n + 2 gains in all.
+    #[serde(default)]
+    #[schema(minimum = 0, maximum = 60000, example = 120)]
+    pub lag_ms: Option<i64>,
+}
+
+/// Parses the reported lag of a move.
+fn parse_lag(value: Option<i64>, errors: &mut Vec<FieldError>) -> Option<i64> {
+    let lag = value?;
+    if (0..=crate::clock::MAX_REPORTED_LAG_MS).contains(&lag) {
+        Some(lag)
+    } else {
+        errors.push(FieldError::new(
+            "lag_ms",
+            format!(
+                "must be between 0 and {} ms",
+                crate::clock::MAX_REPORTED_LAG_MS
+            ),
+        ));
+        None
+    }
 }
 
 /// Parses a depth field.
@@ -210,7 +238,7 @@ pub async fn get_match(
         (status = 403, description = "`forbidden`: not a seated player", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "`stale_ply` (with `current_ply`), `not_your_turn`, or `match_over` (also when the mover's time ran out: the match then ends on time)", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 422, description = "`illegal_move` (with `reason`: `bad_address`, `cell_occupied`, `wrong_board`, `board_closed`) or `validation_failed`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`illegal_move` (with `reason`: `bad_address`, `cell_occupied`, `wrong_board`, `board_closed`) or `validation_failed` (also `lag_ms` out of 0..=60000)", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[post("/{id}/moves")]
@@ -220,8 +248,17 @@ pub async fn play(
     id: web::Path<String>,
     body: JsonBody<MoveBody>,
 ) -> Result<HttpResponse, Problem> {
-    let MoveBody { ply, address } = body.0;
-    let state = matches::play_move(&ctx, &player, id.into_inner(), ply, address).await?;
+    let MoveBody {
+        ply,
+        address,
+        lag_ms,
+    } = body.0;
+    let mut errors = Vec::new();
+    let lag_ms = parse_lag(lag_ms, &mut errors);
+    if !errors.is_empty() {
+        return Err(Error::Validation(errors).into());
+    }
+    let state = matches::play_move(&ctx, &player, id.into_inner(), ply, address, lag_ms).await?;
     Ok(HttpResponse::Ok().json(state))
 }
 
@@ -248,9 +285,10 @@ pub async fn resign(
     Ok(HttpResponse::Ok().json(state))
 }
 
-/// Presence of a seated player. Send one every few seconds (clients: every
-/// 5 s; the drop-out grace period is 20 s by default). An open event stream
-/// and any request on the match also count.
+/// Presence of a seated player. A client without an open event stream sends
+/// one every `presence.heartbeat_ms` of the match state (at most a third of
+/// the shortest grace period the match may have). An open event stream keeps
+/// the seat present by itself, and any request on the match also counts.
 #[utoipa::path(
     tag = "matches",
     security(("bearer" = [])),

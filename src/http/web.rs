@@ -57,6 +57,7 @@ static ASSETS: &[Asset] = assets![
     "js/board.js",
     "js/clock.js",
     "js/dom.js",
+    "js/lag.js",
     "js/ladders.js",
     "js/lobby.js",
     "js/match.js",

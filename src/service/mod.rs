@@ -44,6 +44,8 @@ pub struct Context {
     pub metrics: Arc<Metrics>,
     /// Wake-ups for this instance's workers.
     pub signals: Arc<Signals>,
+    /// The event streams this instance holds open for seated players (their presence leases).
+    pub streams: Arc<matches::presence::OpenStreams>,
     /// This process's identity in broker locks.
     pub instance: Arc<str>,
     /// Tells streams and workers that the instance is shutting down.

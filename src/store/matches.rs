@@ -54,7 +54,8 @@ pub struct MatchRow {
     pub deadline_at: Option<i64>,
     /// Active with a CPU-controlled side to move.
     pub awaiting_cpu: bool,
-    /// A CPU worker is thinking until then.
+    /// No CPU worker takes this turn until then: one is thinking on it, or
+    /// (for a substitute) the turn is younger than the substitute's pace.
     pub cpu_claimed_until: Option<i64>,
     /// `active` or `finished`.
     pub status: String,
@@ -70,6 +71,10 @@ pub struct MatchRow {
     pub created_at: i64,
     /// Epoch ms.
     pub finished_at: Option<i64>,
+    /// X's lag-compensation quota (`None`: the control's starting quota).
+    pub x_lag_quota_ms: Option<i64>,
+    /// O's lag-compensation quota.
+    pub o_lag_quota_ms: Option<i64>,
 }
 
 /// A stored move.
@@ -180,7 +185,8 @@ pub fn claim_due(conn: &mut DbConnection, now: i64, limit: i64) -> Result<Vec<St
 }
 
 /// Claims up to `limit` matches waiting for a CPU move that no worker is
-/// thinking about, marking them claimed until `until`. Returns their ids.
+/// thinking about (and whose substitute's pace has passed: see
+/// `cpu_claimed_until`), marking them claimed until `until`. Returns their ids.
 ///
 /// # Errors
 /// Database errors.

@@ -59,6 +59,8 @@ diesel::table! {
         version -> Integer,
         created_at -> BigInt,
         finished_at -> Nullable<BigInt>,
+        x_lag_quota_ms -> Nullable<BigInt>,
+        o_lag_quota_ms -> Nullable<BigInt>,
     }
 }
 

@@ -20,8 +20,16 @@ pub const PRESENCE_EVERY: Duration = Duration::from_millis(500);
 /// How often the CPU mover looks for work when nothing woke it.
 pub const CPU_POLL_EVERY: Duration = Duration::from_millis(250);
 
-/// Starts the worker loops this instance is configured to run, on the current runtime.
+/// Starts the worker loops this instance is configured to run, on the current
+/// runtime, and the renewal of its event streams' presence leases (always: it
+/// belongs to serving streams, not to a shareable worker).
 pub fn start(ctx: &Context) {
+    spawn_loop(
+        "presence leases",
+        ctx.clone(),
+        ctx.config.presence.renew_every(),
+        |ctx| async move { presence::renew(&ctx).await.map(|_| ()) },
+    );
     let enabled = ctx.config.workers;
     if enabled.clock {
         spawn_loop(

@@ -113,6 +113,9 @@ async fn drop_and_substitute(backend: Backend) {
     let cell = format!("{}.0", address[1]);
     app.play(&x, &id, 2, &cell).await.expect(200);
     heartbeat(&app, &x, &id).await;
+    // (The substitute keeps a human pace: its move comes a second into its turn.)
+    app.time
+        .advance(uttt::service::matches::dropout::SUBSTITUTE_PACE_MS);
     assert_eq!(cpu_tick(&app).await, 1);
     assert_eq!(app.state(&x, &id).await["ply"], 4);
 

@@ -308,6 +308,25 @@ impl TestApp {
         }
     }
 
+    /// Starts a server from an edited configuration on the real clock (for the
+    /// few tests that measure real time; `time` is then not the server's clock).
+    pub async fn start_real_time(config: TestConfig) -> TestApp {
+        let time = ManualTime::new(0);
+        let (address, ctx, server) =
+            start_instance(config.config.clone(), Arc::new(uttt::time::SystemTime)).await;
+        TestApp {
+            address,
+            ctx,
+            time,
+            backend: config.backend,
+            client: awc::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .finish(),
+            config,
+            server,
+        }
+    }
+
     /// Starts another instance on the same database and broker prefix, sharing the game clock.
     pub async fn start_sibling(&self) -> (String, Context, actix_web::dev::ServerHandle) {
         start_instance(self.config.sibling(), self.time.clone()).await
@@ -406,7 +425,7 @@ impl TestApp {
 
 async fn start_instance(
     config: Config,
-    time: Arc<ManualTime>,
+    time: Arc<dyn TimeSource>,
 ) -> (String, Context, actix_web::dev::ServerHandle) {
     let ctx = uttt::server::context(config, time)
         .await

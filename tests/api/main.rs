@@ -11,4 +11,5 @@ mod dropouts;
 mod matches;
 mod openapi;
 mod operations;
+mod presence;
 mod ranked;

@@ -1,16 +1,20 @@
 // The match screen: the board, both seats with their clocks, controller and
 // presence, the move list, resign and rematch. Live from the match's event
-// stream (`state` events, id = version); moves are posted with the ply they
-// answer; a heartbeat every 5 s keeps the seat present.
+// stream (`state` events, id = version), which also keeps the seat present
+// while it is open; without it, a heartbeat every `presence.heartbeat_ms` of
+// the state does. Moves are posted with the ply they answer and the measured
+// round trip as `lag_ms` (credited back within the player's lag quota).
 
 import * as api from './api.js';
 import { breadcrumbs, renderBoard } from './board.js';
 import { Clocks, format } from './clock.js';
+import { LagMeter } from './lag.js';
 import { depthText, h, notice, replace, showError, timeControlText } from './dom.js';
 import { startPractice, startQueue } from './lobby.js';
 import { describe, key, newSquare, squaresShown, viewFor, within } from './tree.js';
 
-const HEARTBEAT_MS = 5000;
+/** Heartbeat interval until the first state says otherwise (a third of the shortest grace). */
+const HEARTBEAT_MS = 1000;
 const REASONS = {
   three_in_a_row: 'three in a row',
   draw: 'no line left',
@@ -25,6 +29,7 @@ export function mount(root, id, go) {
     go,
     state: null,
     clocks: new Clocks(),
+    lag: new LagMeter(),
     moves: new Map(),
     view: [],
     manualView: false,
@@ -41,13 +46,14 @@ export function mount(root, id, go) {
 
   load(m);
   m.timers.push(setInterval(() => tick(m), 100));
-  m.timers.push(setInterval(() => heartbeat(m), HEARTBEAT_MS));
+  scheduleHeartbeat(m);
   return () => {
     m.closed = true;
     m.es?.close();
     m.playerEvents?.close();
     for (const t of m.timers) clearInterval(t);
     clearTimeout(m.reconnect);
+    clearTimeout(m.heartbeatTimer);
   };
 }
 
@@ -80,7 +86,7 @@ function skeleton(m) {
 
 async function load(m) {
   try {
-    apply(m, await api.get(`/matches/${api.seg(m.id)}`));
+    apply(m, await m.lag.timed(() => api.get(`/matches/${api.seg(m.id)}`)));
     loadMoves(m);
     connect(m);
     heartbeat(m);
@@ -123,6 +129,8 @@ async function connect(m) {
     setLive(m, 'live');
   };
   es.onerror = () => {
+    // Without the stream the seat needs heartbeats: send one now.
+    heartbeat(m);
     if (es.readyState === EventSource.CLOSED) {
       setLive(m, 'reconnecting');
       clearTimeout(m.reconnect);
@@ -156,9 +164,22 @@ function mySeat(m) {
   return null;
 }
 
+/** Heartbeats at the interval the match state gives. */
+function scheduleHeartbeat(m) {
+  clearTimeout(m.heartbeatTimer);
+  if (m.closed) return;
+  const every = m.state?.presence?.heartbeat_ms ?? HEARTBEAT_MS;
+  m.heartbeatTimer = setTimeout(() => {
+    heartbeat(m);
+    scheduleHeartbeat(m);
+  }, every);
+}
+
 function heartbeat(m) {
-  if (!m.state || m.state.status !== 'active' || !mySeat(m)) return;
-  api.post(`/matches/${api.seg(m.id)}/heartbeat`).catch(() => {});
+  if (m.closed || !m.state || m.state.status !== 'active' || !mySeat(m)) return;
+  // An open event stream keeps the seat present by itself.
+  if (m.es?.readyState === EventSource.OPEN) return;
+  m.lag.timed(() => api.post(`/matches/${api.seg(m.id)}/heartbeat`)).catch(() => {});
 }
 
 /** Takes a new state (from the stream or an answer), if it is newer. */
@@ -202,7 +223,8 @@ async function play(m, address) {
   m.pending = true;
   renderBoardPart(m);
   try {
-    const next = await api.post(`/matches/${api.seg(m.id)}/moves`, { ply: m.state.ply, address });
+    const move = { ply: m.state.ply, address, lag_ms: m.lag.lagMs() };
+    const next = await m.lag.timed(() => api.post(`/matches/${api.seg(m.id)}/moves`, move));
     m.pending = false;
     apply(m, next);
   } catch (err) {

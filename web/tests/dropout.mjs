@@ -29,7 +29,14 @@ await run('dropout', async (browser) => {
   const url = guest.url();
 
   await step('X moves, O closes the page: X sees O away and the CPU playing for them', async () => {
+    const sent = [];
+    host.on('request', (r) => {
+      if (r.method() === 'POST' && r.url().endsWith('/moves')) sent.push(JSON.parse(r.postData()));
+    });
     await host.locator('button.cell[data-address="4.4"]').click();
+    await waitPly(host, 1);
+    assert.equal(sent.length, 1);
+    assert.ok(Number.isInteger(sent[0].lag_ms) && sent[0].lag_ms >= 0, `the move reports its lag: ${JSON.stringify(sent[0])}`);
     await waitPly(guest, 1);
     await guest.context().close();
     await host.locator('.seat-o[data-controller="cpu"]').waitFor({ timeout: 15_000 });

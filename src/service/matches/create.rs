@@ -100,6 +100,8 @@ pub fn new_row(spec: NewMatch, now: Millis) -> Result<MatchRow> {
         version: 1,
         created_at: now,
         finished_at: None,
+        x_lag_quota_ms: None,
+        o_lag_quota_ms: None,
     };
     row.refresh_derived()?;
     Ok(row)

@@ -4,10 +4,9 @@
 pub mod create;
 pub mod dropout;
 pub mod play;
+pub mod presence;
 pub mod record;
 pub mod state;
-
-use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde::Serialize;
@@ -24,6 +23,7 @@ use super::accounts::Player;
 use super::{Context, Error, Result};
 use create::{NewMatch, SeatSpec};
 use play::{MoveOutcome, Mover, ResignOutcome, Snapshot};
+pub use presence::{announce_absences, announce_presence, connected, touch};
 use record::{MatchRecord, Mode, seat_str};
 use state::{MatchState, MoveState, TimeControlBody};
 
@@ -32,169 +32,23 @@ pub fn channel(match_id: &str) -> String {
     format!("match:{match_id}")
 }
 
-pub(crate) fn presence_key(match_id: &str, seat: Seat) -> String {
-    format!("presence:{match_id}:{}", seat_str(seat))
-}
-
-/// How long a presence record is kept: well past the grace period.
-fn presence_ttl(ctx: &Context) -> Duration {
-    (ctx.config.drop_grace * 3).max(Duration::from_secs(60))
-}
-
-fn grace_ms(ctx: &Context) -> Millis {
-    i64::try_from(ctx.config.drop_grace.as_millis()).unwrap_or(i64::MAX)
-}
-
-/// Records that the seated player `seat` of `match_id` is present now.
-///
-/// # Errors
-/// Broker failures.
-pub async fn touch(ctx: &Context, match_id: &str, seat: Seat) -> Result<bool> {
-    let now = ctx.time.now_ms();
-    let previous = ctx
-        .broker
-        .seen(&presence_key(match_id, seat), now, presence_ttl(ctx))
-        .await?;
-    // Back after an absence: the seat's `connected` flag flips, and everyone is told.
-    if previous.is_none_or(|seen| now - seen >= grace_ms(ctx)) {
-        return announce_presence(ctx, match_id).await;
-    }
-    Ok(false)
-}
-
-fn shown_key(match_id: &str) -> String {
-    format!("presence:{match_id}:shown")
-}
-
-/// The `connected` flags a state shows, as `"10"` (X present, O absent); the CPU opponent is always present.
-fn flags_text(row: &crate::store::matches::MatchRow, raw: [bool; 2]) -> String {
-    [Seat::X, Seat::O]
-        .iter()
-        .zip(raw)
-        .map(|(&seat, live)| {
-            if row.player(seat).is_none() || live {
-                '1'
-            } else {
-                '0'
-            }
-        })
-        .collect()
-}
-
-/// Publishes a new state of an active match (with a new version, so streams
-/// forward it) when its `connected` flags differ from the last announced.
-/// Returns whether it did.
-///
-/// # Errors
-/// Store or broker failures.
-pub async fn announce_presence(ctx: &Context, match_id: &str) -> Result<bool> {
-    let id = match_id.to_owned();
-    let Some(row) = ctx.db.run(move |conn| store::get(conn, &id)).await? else {
-        return Ok(false);
-    };
-    if !row.is_active() {
-        return Ok(false);
-    }
-    let flags = flags_text(&row, connected(ctx, match_id).await?);
-    let previous = ctx
-        .broker
-        .mark(&shown_key(match_id), &flags, presence_ttl(ctx))
-        .await?;
-    if previous.as_deref() == Some(flags.as_str()) {
-        return Ok(false);
-    }
-    let id = match_id.to_owned();
-    let snap = ctx
-        .db
-        .write(move |conn| -> Result<Option<Snapshot>> {
-            let Some(mut row) = store::lock(conn, &id)? else {
-                return Ok(None);
-            };
-            if !row.is_active() {
-                return Ok(None);
-            }
-            row.version += 1;
-            store::save(conn, &row)?;
-            Ok(Some(play::snapshot(conn, row)?))
-        })
-        .await?;
-    match snap {
-        Some(snap) => {
-            publish(ctx, &snap).await?;
-            Ok(true)
-        }
-        None => Ok(false),
-    }
-}
-
-/// Announces the seats whose presence changed among `rows` (active matches);
-/// returns how many matches got a new state.
-///
-/// # Errors
-/// Store or broker failures.
-pub async fn announce_absences(
-    ctx: &Context,
-    rows: &[crate::store::matches::MatchRow],
-) -> Result<usize> {
-    let keys: Vec<String> = rows
-        .iter()
-        .flat_map(|r| [presence_key(&r.id, Seat::X), presence_key(&r.id, Seat::O)])
-        .collect();
-    let seen = ctx.broker.last_seen(&keys).await?;
-    let shown_keys: Vec<String> = rows.iter().map(|r| shown_key(&r.id)).collect();
-    let shown = ctx.broker.marks(&shown_keys).await?;
-    let (now, grace) = (ctx.time.now_ms(), grace_ms(ctx));
-    let live = |t: Option<i64>| t.is_some_and(|t| now - t < grace);
-    let mut announced = 0;
-    for (i, row) in rows.iter().enumerate() {
-        let raw = [
-            live(seen.get(2 * i).copied().flatten()),
-            live(seen.get(2 * i + 1).copied().flatten()),
-        ];
-        let flags = flags_text(row, raw);
-        let unchanged = shown.get(i).and_then(Option::as_deref) == Some(flags.as_str());
-        // A match nobody announced yet only needs one when someone is missing.
-        let first_and_full = shown.get(i).is_none_or(Option::is_none) && !flags.contains('0');
-        if !unchanged && !first_and_full && announce_presence(ctx, &row.id).await? {
-            announced += 1;
-        }
-    }
-    Ok(announced)
-}
-
-/// Whether each seat's player has been seen within the grace period.
-///
-/// # Errors
-/// Broker failures.
-pub async fn connected(ctx: &Context, match_id: &str) -> Result<[bool; 2]> {
-    let keys = [
-        presence_key(match_id, Seat::X),
-        presence_key(match_id, Seat::O),
-    ];
-    let seen = ctx.broker.last_seen(&keys).await?;
-    let now = ctx.time.now_ms();
-    let grace = grace_ms(ctx);
-    let live = |i: usize| {
-        seen.get(i)
-            .copied()
-            .flatten()
-            .is_some_and(|t| now - t < grace)
-    };
-    Ok([live(0), live(1)])
-}
-
 /// Renders a snapshot at the current time with live presence.
 ///
 /// # Errors
 /// Broker failures or a corrupt row.
 pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
-    let connected = connected(ctx, &snap.row.id).await?;
+    let connected = connected(ctx, &snap.row).await?;
+    let heartbeat_ms =
+        dropout::heartbeat_ms(presence::configured_grace(ctx), snap.row.time_control()?);
     state::render(
         &snap.row,
         &snap.position,
         &snap.names,
         snap.rating_changes.clone(),
-        connected,
+        state::Presence {
+            connected,
+            heartbeat_ms,
+        },
         ctx.time.now_ms(),
     )
 }
@@ -338,7 +192,8 @@ pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchStat
     render(ctx, &snap).await
 }
 
-/// Plays a move for `player`; see [`play::play`] for the rules.
+/// Plays a move for `player`, whose client reports `lag_ms` of network time;
+/// see [`play::play`] for the rules.
 ///
 /// # Errors
 /// Every refusal of API.md's move rules.
@@ -349,12 +204,13 @@ pub async fn play_move(
     id: String,
     ply: u32,
     address: Vec<i64>,
+    lag_ms: Option<Millis>,
 ) -> Result<MatchState> {
     let now = ctx.time.now_ms();
     let mover = Mover::Player(player.id.clone());
     let outcome = ctx
         .db
-        .write(move |conn| play::play(conn, &id, &mover, ply, &address, now))
+        .write(move |conn| play::play(conn, &id, &mover, ply, &address, lag_ms, now))
         .await?;
     match outcome {
         MoveOutcome::Applied(snap) => {
@@ -390,7 +246,7 @@ pub async fn play_cpu_move(
     let now = ctx.time.now_ms();
     let outcome = ctx
         .db
-        .write(move |conn| play::play(conn, &id, &Mover::Cpu(seat), ply, &address, now))
+        .write(move |conn| play::play(conn, &id, &Mover::Cpu(seat), ply, &address, None, now))
         .await;
     match outcome {
         Ok(MoveOutcome::Applied(snap)) => {
@@ -585,6 +441,8 @@ pub struct Feed {
     pub initial: MatchState,
     /// The viewer's seat, when they play in the match.
     pub seat: Option<Seat>,
+    /// A seated viewer's lease on their seat: present while the stream holds it.
+    pub lease: Option<presence::Lease>,
 }
 
 /// Opens the event feed of a match for `viewer`; a seated viewer is present while it is open.
@@ -594,15 +452,21 @@ pub struct Feed {
 pub async fn open_feed(ctx: &Context, viewer: &Player, id: String) -> Result<Feed> {
     let subscription = ctx.broker.subscribe(&channel(&id)).await?;
     let mut snap = load(ctx, id.clone()).await?;
+    let seat = snap.row.seat_of(&viewer.id);
+    // Leased before the seat is observed, so the state it announces already counts the stream.
+    let lease = match seat {
+        Some(seat) => Some(presence::lease(ctx, &id, seat).await?),
+        None => None,
+    };
     if observe(ctx, viewer, &snap.row).await? {
         snap = load(ctx, id).await?;
     }
     let initial = render(ctx, &snap).await?;
-    let seat = snap.row.seat_of(&viewer.id);
     Ok(Feed {
         subscription,
         initial,
         seat,
+        lease,
     })
 }
 

@@ -160,6 +160,8 @@ fn parse_address(coords: &[i64]) -> Option<Address> {
 
 /// Plays a move on the locked match `id` at `now`: the whole of API.md's
 /// move rules (seat, safe retry, finished, time, ply, turn, legality).
+/// `lag` is the network time a player's client reports; it is credited
+/// within the player's lag quota (`clock::LagQuota`).
 ///
 /// # Errors
 /// `NotFound`, `Forbidden`, `MatchOver`, `StalePly`, `NotYourTurn`, `IllegalMove`.
@@ -169,6 +171,7 @@ pub fn play(
     mover: &Mover,
     ply: u32,
     coords: &[i64],
+    lag: Option<Millis>,
     now: Millis,
 ) -> Result<MoveOutcome> {
     let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
@@ -226,8 +229,20 @@ pub fn play(
     let address = address.ok_or(Error::IllegalMove(IllegalMove::BadAddress))?;
     let square = position.check(&address).map_err(Error::IllegalMove)?;
     let tc = row.time_control()?;
+    // A player's network time comes back within their quota; the substitute has none.
+    let credit = match (mover, tc.lag_quota()) {
+        (Mover::Player(_), Some(policy)) => {
+            let quota = row.lag_quota(seat).unwrap_or(policy.start);
+            let given = policy.credit(quota, lag.unwrap_or(0), now - row.turn_started_at);
+            row.set_lag_quota(seat, Some(given.quota));
+            given.credit
+        }
+        _ => 0,
+    };
     // The lapse check above ran under the same lock, so this cannot flag.
-    let Settled::InTime(bank) = tc.settle(row.turn_started_at, row.bank(seat), now) else {
+    let Settled::InTime(bank) =
+        tc.settle_credited(row.turn_started_at, row.bank(seat), now, credit)
+    else {
         return Err(Error::Internal(
             "clock flagged after the lapse check".into(),
         ));
@@ -242,7 +257,8 @@ pub fn play(
             seat: seat_str(seat).to_owned(),
             square: square_column(square),
             played_at: now,
-            clock_ms: bank,
+            // A per-turn "bank" is only the next turn's allowance.
+            clock_ms: bank.filter(|_| tc.initial_bank().is_some()),
             by_cpu: matches!(mover, Mover::Cpu(_)),
         },
     )?;

@@ -128,11 +128,16 @@ pub trait MatchRecord {
     fn bank(&self, seat: Seat) -> Option<i64>;
     /// Sets the bank of `seat`.
     fn set_bank(&mut self, seat: Seat, bank: Option<i64>);
+    /// The lag-compensation quota of `seat` (`None`: the control's starting quota).
+    fn lag_quota(&self, seat: Seat) -> Option<i64>;
+    /// Sets the lag-compensation quota of `seat`.
+    fn set_lag_quota(&mut self, seat: Seat, quota: Option<i64>);
     /// The side to move, while active.
     fn to_move_seat(&self) -> Option<Seat>;
     /// Whether the match is still being played.
     fn is_active(&self) -> bool;
-    /// Recomputes the columns derived from the others (deadline, CPU queue flag).
+    /// Recomputes the columns derived from the others (deadline, CPU queue
+    /// flag, and a substitute's pace as a claim on its turn).
     ///
     /// # Errors
     /// A corrupt row.
@@ -221,6 +226,20 @@ impl MatchRecord for MatchRow {
         }
     }
 
+    fn lag_quota(&self, seat: Seat) -> Option<i64> {
+        match seat {
+            Seat::X => self.x_lag_quota_ms,
+            Seat::O => self.o_lag_quota_ms,
+        }
+    }
+
+    fn set_lag_quota(&mut self, seat: Seat, quota: Option<i64>) {
+        match seat {
+            Seat::X => self.x_lag_quota_ms = quota,
+            Seat::O => self.o_lag_quota_ms = quota,
+        }
+    }
+
     fn to_move_seat(&self) -> Option<Seat> {
         self.to_move.as_deref().and_then(parse_seat)
     }
@@ -235,6 +254,16 @@ impl MatchRecord for MatchRow {
             Some(seat) => {
                 self.deadline_at = tc.deadline(self.turn_started_at, self.bank(seat));
                 self.awaiting_cpu = self.controller(seat) == Controller::Cpu;
+                // The practice opponent answers at once; a substitute keeps a
+                // human pace: no worker claims its turn before the pace is up.
+                if self.awaiting_cpu
+                    && self.player(seat).is_some()
+                    && self.cpu_claimed_until.is_none()
+                {
+                    let pace = super::dropout::substitute_pace(tc, self, seat);
+                    // Claimable once the claim time is past, i.e. from turn start + pace.
+                    self.cpu_claimed_until = Some(self.turn_started_at.saturating_add(pace) - 1);
+                }
             }
             None => {
                 self.to_move = None;

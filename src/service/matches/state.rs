@@ -61,7 +61,8 @@ pub struct SeatState {
     pub username: String,
     /// `cpu` while the CPU plays the seat (practice opponent, or substitute for a dropped player).
     pub controller: &'static str,
-    /// Whether the seated player is present (heartbeat, event stream or any request on the match).
+    /// Whether the seated player is present: an open event stream, or a
+    /// heartbeat or request on the match within the grace period of their turn.
     pub connected: bool,
     /// While the CPU plays the seat: its level (the practice opponent's, or the substitute's).
     pub cpu_level: Option<u8>,
@@ -97,7 +98,8 @@ pub struct NextState {
 /// Clocks as the server sees them at `server_time`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct ClocksState {
-    /// X's time left (per turn: in this turn if X is to move, else a full turn); `null` without a limit.
+    /// X's time left (per turn: in this turn if X is to move, else their next
+    /// turn: a full turn plus any lag credit); `null` without a limit.
     pub x_ms: Option<i64>,
     /// O's time left.
     pub o_ms: Option<i64>,
@@ -107,6 +109,17 @@ pub struct ClocksState {
     pub turn_deadline: Option<String>,
     /// The server's time when this state was made.
     pub server_time: String,
+}
+
+/// How a client keeps its seat present (API.md, "Presence").
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct PresenceState {
+    /// How often (ms) a seated client without an open event stream should send
+    /// `POST /matches/{id}/heartbeat`: at most a third of the shortest grace
+    /// period the server may apply to this match (an open event stream keeps
+    /// the seat present by itself).
+    #[schema(minimum = 1, example = 1000)]
+    pub heartbeat_ms: i64,
 }
 
 /// A rating before and after a match.
@@ -169,6 +182,8 @@ pub struct MatchState {
     pub clocks: ClocksState,
     /// `null` while active.
     pub result: Option<ResultState>,
+    /// How clients keep their seat present.
+    pub presence: PresenceState,
     /// The state's version; the event id of its `state` event, bumped by every change.
     pub version: i32,
     /// When the match was made.
@@ -231,6 +246,15 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
     }
 }
 
+/// The live presence a state shows.
+#[derive(Debug, Clone, Copy)]
+pub struct Presence {
+    /// Whether X's and O's players are present.
+    pub connected: [bool; 2],
+    /// The heartbeat interval clients are told.
+    pub heartbeat_ms: i64,
+}
+
 /// Builds the state of `row` (whose decoded position is `position`) at `now`.
 ///
 /// # Errors
@@ -240,9 +264,10 @@ pub fn render(
     position: &Position,
     names: &Names,
     rating_changes: Option<RatingChanges>,
-    connected: [bool; 2],
+    presence: Presence,
     now: Millis,
 ) -> Result<MatchState> {
+    let connected = presence.connected;
     let tc = row.time_control()?;
     let depth = position.depth();
     let mut cells = String::with_capacity(depth.squares());
@@ -277,10 +302,8 @@ pub fn render(
         } else if active {
             tc.left_waiting(row.bank(seat))
         } else {
-            row.bank(seat).or_else(|| {
-                tc.left_waiting(None)
-                    .filter(|_| tc.initial_bank().is_some())
-            })
+            // Finished: the banks of a clock (a per-turn bank is only the next turn's allowance).
+            tc.initial_bank().and(row.bank(seat).or(tc.initial_bank()))
         }
     };
     let result = (!active).then(|| ResultState {
@@ -312,6 +335,9 @@ pub fn render(
             server_time: rfc3339(now),
         },
         result,
+        presence: PresenceState {
+            heartbeat_ms: presence.heartbeat_ms,
+        },
         version: row.version,
         created_at: rfc3339(row.created_at),
         finished_at: row.finished_at.map(rfc3339),
