@@ -25,7 +25,19 @@ pub(crate) struct Matcher {
     seen: Vec<bool>,
     queue: Vec<usize>,
     pruned: Vec<bool>,
+    /// The vertices the latest search labelled: all it has to reset, and all
+    /// a blossom can contain, so a search costs what it explores.
+    tree: Vec<usize>,
+    /// Scratch list of the vertices `lca` marked.
+    marked: Vec<usize>,
+    /// Scratch list of the vertices a blossom makes even.
+    queue_scratch: Vec<usize>,
 }
+
+/// Free vertices a search checks each new even vertex against directly
+/// (when there are at most this many): in dense graphs the path to one of
+/// them is found a step after it opens, long before a blossom forms.
+const EAGER_TARGETS: usize = 8;
 
 impl Matcher {
     /// All of `0..n` alive, nothing matched.
@@ -42,6 +54,9 @@ impl Matcher {
             seen: vec![false; n],
             queue: Vec::with_capacity(n),
             pruned: vec![false; n],
+            tree: Vec::new(),
+            marked: Vec::new(),
+            queue_scratch: Vec::new(),
         }
     }
 
@@ -140,18 +155,28 @@ impl Matcher {
         for &v in &self.list {
             self.pruned[v] = false;
         }
-        for i in 0..self.list.len() {
-            let v = self.list[i];
+        let roots = self.free();
+        let mut free = roots.clone();
+        for v in roots {
             if self.mate[v] != NONE || self.pruned[v] {
                 continue;
             }
-            match self.search(v, edge, true) {
+            free.retain(|&u| self.mate[u] == NONE && !self.pruned[u]);
+            if free.len() < 2 {
+                // A path needs a second free end: with an odd number of
+                // players the last free one has none to reach.
+                break;
+            }
+            let targets: Vec<usize> = if free.len() <= EAGER_TARGETS + 1 {
+                free.iter().copied().filter(|&u| u != v).collect()
+            } else {
+                Vec::new()
+            };
+            match self.search(v, edge, true, &targets) {
                 Some(end) => self.augment(end),
                 None => {
-                    for &u in &self.list {
-                        if self.outer[u] || self.parent[u] != NONE {
-                            self.pruned[u] = true;
-                        }
+                    for &u in &self.tree {
+                        self.pruned[u] = true;
                     }
                 }
             }
@@ -172,7 +197,7 @@ impl Matcher {
         if let [root] = free[..] {
             // No other free vertex, so the search cannot succeed: it maps
             // everything reachable by even alternating paths.
-            let _ = self.search(root, edge, false);
+            let _ = self.search(root, edge, false, &[]);
             for &v in &self.list {
                 exposable[v] = self.outer[v];
             }
@@ -193,7 +218,13 @@ impl Matcher {
         if partner == NONE {
             return true;
         }
-        match self.search(partner, edge, false) {
+        let others: Vec<usize> = self.free().into_iter().filter(|&u| u != partner).collect();
+        let targets = if others.len() <= EAGER_TARGETS {
+            &others[..]
+        } else {
+            &[]
+        };
+        match self.search(partner, edge, false, targets) {
             Some(end) => {
                 self.augment(end);
                 true
@@ -230,7 +261,7 @@ impl Matcher {
             self.join(ma, mb);
             return true;
         }
-        match self.search(ma, edge, false) {
+        match self.search(ma, edge, false, &[mb]) {
             Some(end) => {
                 self.augment(end);
                 true
@@ -256,24 +287,27 @@ impl Matcher {
     }
 
     fn lca(&mut self, mut a: usize, mut b: usize) -> usize {
-        for &v in &self.list {
-            self.seen[v] = false;
-        }
         loop {
             a = self.base[a];
             self.seen[a] = true;
+            self.marked.push(a);
             if self.mate[a] == NONE {
                 break;
             }
             a = self.parent[self.mate[a]];
         }
-        loop {
+        let found = loop {
             b = self.base[b];
             if self.seen[b] {
-                return b;
+                break b;
             }
             b = self.parent[self.mate[b]];
+        };
+        for &v in &self.marked {
+            self.seen[v] = false;
         }
+        self.marked.clear();
+        found
     }
 
     fn mark_path(&mut self, mut v: usize, b: usize, mut child: usize) {
@@ -287,22 +321,56 @@ impl Matcher {
         }
     }
 
+    /// Labels `u` even and queues it; if it is adjacent to one of the free
+    /// `targets`, that closes an augmenting path, whose end is returned.
+    fn label_even(
+        &mut self,
+        u: usize,
+        edge: &impl Fn(usize, usize) -> bool,
+        skip_pruned: bool,
+        targets: &[usize],
+    ) -> Option<usize> {
+        self.outer[u] = true;
+        self.tree.push(u);
+        self.queue.push(u);
+        for &t in targets {
+            if t != u
+                && self.alive[t]
+                && self.mate[t] == NONE
+                && self.parent[t] == NONE
+                && !self.outer[t]
+                && !(skip_pruned && self.pruned[t])
+                && edge(u, t)
+            {
+                self.parent[t] = u;
+                self.tree.push(t);
+                return Some(t);
+            }
+        }
+        None
+    }
+
     /// Breadth-first search for an augmenting path from the free vertex
-    /// `root`; returns its other end, with `parent` describing the path.
+    /// `root` (Edmonds, contracting blossoms through `base`); returns its
+    /// other end, with `parent` describing the path. `targets` are free
+    /// vertices to try first (see [`EAGER_TARGETS`]).
     fn search(
         &mut self,
         root: usize,
         edge: &impl Fn(usize, usize) -> bool,
         skip_pruned: bool,
+        targets: &[usize],
     ) -> Option<usize> {
-        for &v in &self.list {
+        for &v in &self.tree {
             self.parent[v] = NONE;
             self.base[v] = v;
             self.outer[v] = false;
         }
-        self.outer[root] = true;
+        self.tree.clear();
         self.queue.clear();
-        self.queue.push(root);
+        if let Some(end) = self.label_even(root, edge, skip_pruned, targets) {
+            return Some(end);
+        }
         let mut head = 0;
         while head < self.queue.len() {
             let v = self.queue[head];
@@ -321,29 +389,49 @@ impl Matcher {
                     to == root || (self.mate[to] != NONE && self.parent[self.mate[to]] != NONE);
                 if to_is_outer {
                     let b = self.lca(v, to);
-                    for &u in &self.list {
-                        self.in_blossom[u] = false;
-                    }
                     self.mark_path(v, b, to);
                     self.mark_path(to, b, v);
-                    for j in 0..self.list.len() {
-                        let u = self.list[j];
+                    // Only labelled vertices can be in the blossom. Clear
+                    // the marks before labelling, which may return at once.
+                    let labelled = self.tree.len();
+                    let mut opened = std::mem::take(&mut self.queue_scratch);
+                    for j in 0..labelled {
+                        let u = self.tree[j];
                         if self.in_blossom[self.base[u]] {
                             self.base[u] = b;
                             if !self.outer[u] {
-                                self.outer[u] = true;
-                                self.queue.push(u);
+                                opened.push(u);
                             }
                         }
                     }
+                    for j in 0..labelled {
+                        let u = self.tree[j];
+                        self.in_blossom[u] = false;
+                    }
+                    let mut found = None;
+                    for &u in &opened {
+                        if !self.outer[u] {
+                            found = self.label_even(u, edge, skip_pruned, targets);
+                            if found.is_some() {
+                                break;
+                            }
+                        }
+                    }
+                    opened.clear();
+                    self.queue_scratch = opened;
+                    if found.is_some() {
+                        return found;
+                    }
                 } else if self.parent[to] == NONE {
                     self.parent[to] = v;
+                    self.tree.push(to);
                     let m = self.mate[to];
                     if m == NONE {
                         return Some(to);
                     }
-                    self.outer[m] = true;
-                    self.queue.push(m);
+                    if let Some(end) = self.label_even(m, edge, skip_pruned, targets) {
+                        return Some(end);
+                    }
                 }
             }
         }

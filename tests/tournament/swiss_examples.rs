@@ -393,3 +393,42 @@ fn tiny_fields_pair_what_they_can() {
     let p = pair(e, vec![round(&[("a", "b", X)], None)]);
     assert_eq!(boards(&p), [("b", "a")]);
 }
+
+#[test]
+fn the_bye_goes_up_the_ranking_as_far_as_it_must() {
+    // t01–t11 won twice as X (each must take O next); b01–b10 lost with X
+    // then O. Twenty-one players: the bye must go to a t, or eleven players
+    // needing O would share ten boards. The lowest-ranked ten are all b.
+    let mut entrants = Vec::new();
+    let mut rounds = vec![Round::default(), Round::default()];
+    for i in 1..=21 {
+        let (id, won) = if i <= 11 {
+            (format!("t{i:02}"), true)
+        } else {
+            (format!("b{:02}", i - 11), false)
+        };
+        entrants.push(entrant(&id, 2200.0 - 10.0 * i as f64));
+        for (r, round) in rounds.iter_mut().enumerate() {
+            let filler = format!("f{i}-{r}");
+            entrants.push(withdrawn(&filler));
+            let as_x = won || r == 0;
+            let result = if won {
+                X
+            } else if as_x {
+                O
+            } else {
+                X
+            };
+            round.games.push(if as_x {
+                game(&id, &filler, result)
+            } else {
+                game(&filler, &id, result)
+            });
+        }
+    }
+    let p = pair(entrants, rounds);
+    assert_eq!(p.bye.as_deref(), Some("t11"));
+    for b in &p.boards {
+        assert!(b.x.starts_with('b') && b.o.starts_with('t'), "{b:?}");
+    }
+}

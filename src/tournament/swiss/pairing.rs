@@ -36,6 +36,9 @@ use super::{Board, Float, Pairing, Swiss};
 use crate::rules::Seat;
 use crate::tournament::matching::Matcher;
 
+/// Bye candidates tried one by one before the whole set is mapped.
+const QUICK_BYE_TRIES: usize = 8;
+
 /// A round's pairs (local indices, lower first) and its bye.
 type Paired = (Vec<(usize, usize)>, Option<usize>);
 
@@ -191,9 +194,27 @@ pub(super) fn pair(swiss: &Swiss) -> Pairing {
 fn dutch(field: &Field<'_>, tier: Tier, bye_order: &[usize]) -> Option<Paired> {
     let n = field.len();
     let edge = |a: usize, b: usize| field.legal(tier, a, b);
+    // In the strict tier the players who must get one seat can be at most
+    // half of those paired (they cannot meet each other): a cheap test
+    // before any search, and the usual reason the tier fails.
+    let must = |seat| field.must.iter().filter(|&&s| s == Some(seat)).count();
+    let (must_x, must_o) = (must(Seat::X), must(Seat::O));
+    let balanced = |bye: Option<usize>| {
+        tier == Tier::NoRematch || {
+            let less = |seat, count: usize| {
+                count - usize::from(bye.is_some_and(|c| field.must[c] == Some(seat)))
+            };
+            let paired = n - usize::from(bye.is_some());
+            2 * less(Seat::X, must_x) <= paired && 2 * less(Seat::O, must_o) <= paired
+        }
+    };
+    let even = n.is_multiple_of(2);
+    if (even && !balanced(None)) || (!even && !bye_order.iter().any(|&c| balanced(Some(c)))) {
+        return None;
+    }
     let mut m = Matcher::new(n);
     let free = m.maximize(&edge);
-    let bye = if n.is_multiple_of(2) {
+    let bye = if even {
         if free != 0 {
             return None;
         }
@@ -202,11 +223,23 @@ fn dutch(field: &Field<'_>, tier: Tier, bye_order: &[usize]) -> Option<Paired> {
         if free != 1 {
             return None;
         }
-        let exposable = m.exposable(&edge);
-        let c = bye_order
-            .iter()
-            .copied()
-            .find(|&c| exposable[c] && m.remove_exposable(c, &edge))?;
+        // Try the lowest-ranked candidates one by one (a short search each
+        // in a dense field); past a few, map every possible bye at once.
+        let quick = bye_order.iter().copied().take(QUICK_BYE_TRIES);
+        let c = match quick
+            .clone()
+            .find(|&c| balanced(Some(c)) && m.remove_exposable(c, &edge))
+        {
+            Some(c) => c,
+            None => {
+                let exposable = m.exposable(&edge);
+                bye_order
+                    .iter()
+                    .copied()
+                    .skip(QUICK_BYE_TRIES)
+                    .find(|&c| exposable[c] && m.remove_exposable(c, &edge))?
+            }
+        };
         Some(c)
     };
     let mut pass = Dutch {
