@@ -1,7 +1,8 @@
 //! `uttt`: a ranked Ultimate Tic-Tac-Toe server.
 //!
 //! Layers, top to bottom (see ARCHITECTURE.md): `http` → `service` → `store`,
-//! `broker` and the pure game core (`rules`, `cpu`, `rating`, `clock`).
+//! `broker` and the pure game core (`rules`, `cpu`, `rating`, `clock`,
+//! `tournament`).
 
 pub mod alloc;
 pub mod broker;
@@ -19,4 +20,5 @@ pub mod service;
 pub mod store;
 pub mod telemetry;
 pub mod time;
+pub mod tournament;
 pub mod worker;
