@@ -54,10 +54,11 @@ impl Tokens {
     /// # Errors
     /// An empty secret.
     pub fn new(secret: &[u8], access_ttl: Duration) -> Result<Tokens> {
-        if secret.len() < 16 {
-            return Err(Error::Internal(
-                "the JWT secret must have at least 16 bytes".into(),
-            ));
+        if secret.len() < crate::config::MIN_JWT_SECRET_BYTES {
+            return Err(Error::Internal(format!(
+                "the JWT secret must have at least {} bytes",
+                crate::config::MIN_JWT_SECRET_BYTES
+            )));
         }
         let bad = |e: jsonwebtoken::errors::Error| Error::Internal(e.to_string());
         let mut validation = Validation::new(Algorithm::HS256);

@@ -12,3 +12,4 @@ mod matches;
 mod openapi;
 mod operations;
 mod ranked;
+mod security;

