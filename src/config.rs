@@ -431,10 +431,9 @@ pub struct Config {
     pub refresh_token_ttl: Duration,
     /// Log format (`UTTT_LOG_FORMAT`: `human` or `json`).
     pub log_format: LogFormat,
-    /// Take the client address from `X-Forwarded-For` (`UTTT_TRUST_PROXY`); only behind a proxy you run.
-    pub trust_proxy: bool,
-    /// Which hops of `X-Forwarded-For` are the server's own proxies, when `trust_proxy` is set
-    /// (`UTTT_TRUSTED_PROXY_HOPS`, `UTTT_TRUSTED_PROXIES`).
+    /// Whether and how the client address is taken from `X-Forwarded-For`:
+    /// `UTTT_TRUST_PROXY` (only behind proxies you run), then which hops are
+    /// those proxies (`UTTT_TRUSTED_PROXY_HOPS`, `UTTT_TRUSTED_PROXIES`).
     pub proxy_trust: ProxyTrust,
     /// Rate limits on login, registration and room look-ups.
     pub rate_limits: RateLimits,
@@ -575,7 +574,6 @@ impl Config {
                     });
                 }
             },
-            trust_proxy,
             proxy_trust,
             rate_limits: RateLimits {
                 login_per_address: rate("UTTT_LOGIN_LIMIT_PER_ADDRESS", 30)?,

@@ -6,6 +6,7 @@ use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
 
 use super::problem::Problem;
+use crate::config::ProxyTrust;
 use crate::service::accounts::{self, Player, Role};
 use crate::service::{Context, Error};
 
@@ -77,13 +78,15 @@ impl FromRequest for Admin {
     }
 }
 
-/// The client's address, for rate limiting: the peer address, or the first
-/// `X-Forwarded-For` hop when the server is configured to trust its proxy.
-pub fn client_address(req: &HttpRequest, trust_proxy: bool) -> String {
-    if trust_proxy && let Some(addr) = req.connection_info().realip_remote_addr() {
-        return addr.to_owned();
-    }
-    req.peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
+/// The client's address as a rate-limit key: the peer address, or behind the
+/// server's own proxies the hop they appended to `X-Forwarded-For` (see
+/// [`client_ip`](super::middleware::client_ip)); an IPv6 address counts as its /64.
+pub fn client_address(req: &HttpRequest, trust: &ProxyTrust) -> String {
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    super::middleware::client_ip(req.peer_addr().map(|a| a.ip()), &forwarded, trust)
+        .map_or_else(|| "unknown".into(), super::middleware::rate_key)
 }

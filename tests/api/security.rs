@@ -2,6 +2,9 @@
 //! file modes, client addresses behind proxies, lockouts, room codes, event
 //! streams, the admin filter, tokens, metrics and over-long requests.
 
+use serde_json::json;
+use uttt::config::{IpNet, ProxyTrust};
+
 use crate::helpers::{Backend, TestApp, TestConfig};
 
 /// The value `docker-compose.yml` used to ship as its fallback secret.
@@ -104,4 +107,80 @@ async fn a_new_data_folder_is_made_private() {
     assert_eq!(mode_of(&dir).unwrap(), 0o700);
     assert_eq!(mode_of(&dir.join("jwt-secret")).unwrap(), 0o600);
     assert_eq!(mode_of(&dir.join("uttt.db")).unwrap(), 0o600);
+}
+
+/// A server behind one trusted proxy, with a small per-address login limit.
+async fn behind_proxy(backend: Backend, trust: ProxyTrust) -> Option<TestApp> {
+    let mut config = TestConfig::new(backend)?;
+    config.config.proxy_trust = trust;
+    config.config.rate_limits.login_per_address.limit = 3;
+    Some(TestApp::start(config).await)
+}
+
+async fn login_from(app: &TestApp, forwarded_for: &str) -> u16 {
+    app.call_raw(
+        "POST",
+        "/api/v1/auth/login",
+        Some(json!({"username": "nobody_here", "password": "wrong password"}).to_string()),
+        None,
+        &[("x-forwarded-for", forwarded_for)],
+    )
+    .await
+    .status
+    .as_u16()
+}
+
+async fn spoofed_hops_do_not_give_fresh_buckets(app: TestApp, appended: &str) {
+    // The proxy appends the attacker's real address after whatever they sent.
+    for i in 0..3 {
+        let status = login_from(&app, &format!("198.18.{i}.{i}, {appended}")).await;
+        assert_eq!(status, 401, "attempt {i}");
+    }
+    for i in 3..8 {
+        let status = login_from(&app, &format!("198.18.{i}.{i}, 10.{i}.0.1, {appended}")).await;
+        assert_eq!(
+            status, 429,
+            "a spoofed leftmost hop must not reset the limit (attempt {i})"
+        );
+    }
+    // Another client behind the same proxy has its own bucket.
+    assert_eq!(login_from(&app, "198.18.0.0, 203.0.113.200").await, 401);
+}
+
+#[actix_web::test]
+async fn behind_one_proxy_hop_spoofed_forwarded_for_hops_are_ignored_on_sqlite() {
+    let app = behind_proxy(Backend::Sqlite, ProxyTrust::Hops(1))
+        .await
+        .unwrap();
+    spoofed_hops_do_not_give_fresh_buckets(app, "203.0.113.7").await;
+}
+
+#[actix_web::test]
+async fn behind_one_proxy_hop_spoofed_forwarded_for_hops_are_ignored_on_postgres() {
+    if let Some(app) = behind_proxy(Backend::Postgres, ProxyTrust::Hops(1)).await {
+        spoofed_hops_do_not_give_fresh_buckets(app, "203.0.113.7").await;
+    }
+}
+
+#[actix_web::test]
+async fn behind_listed_proxies_spoofed_forwarded_for_hops_are_ignored() {
+    // The test client connects from 127.0.0.1, which plays the outer proxy; 10.0.0.0/8 the inner ones.
+    let trust = ProxyTrust::Addresses(vec![
+        IpNet::parse("127.0.0.1").unwrap(),
+        IpNet::parse("10.0.0.0/8").unwrap(),
+    ]);
+    let app = behind_proxy(Backend::Sqlite, trust).await.unwrap();
+    spoofed_hops_do_not_give_fresh_buckets(app, "203.0.113.7, 10.0.0.5").await;
+}
+
+#[actix_web::test]
+async fn without_proxy_trust_the_header_is_not_believed_at_all() {
+    let app = behind_proxy(Backend::Sqlite, ProxyTrust::None)
+        .await
+        .unwrap();
+    for i in 0..3 {
+        assert_eq!(login_from(&app, &format!("203.0.113.{i}")).await, 401);
+    }
+    // Every request came from 127.0.0.1, whatever the header said.
+    assert_eq!(login_from(&app, "203.0.113.99").await, 429);
 }
