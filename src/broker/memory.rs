@@ -89,6 +89,16 @@ impl RateLimiter for MemoryBroker {
         };
         Box::pin(async move { Ok(decision) })
     }
+
+    fn peek<'a>(&'a self, key: &'a str) -> BoxFuture<'a, BrokerResult<Option<(u32, Duration)>>> {
+        let now = Instant::now();
+        let windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
+        let found = windows
+            .get(key)
+            .filter(|(_, ends)| *ends > now)
+            .map(|(count, ends)| (*count, *ends - now));
+        Box::pin(async move { Ok(found) })
+    }
 }
 
 impl PubSub for MemoryBroker {

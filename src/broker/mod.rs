@@ -55,6 +55,10 @@ pub trait RateLimiter: Send + Sync {
         limit: u32,
         window: Duration,
     ) -> BoxFuture<'a, BrokerResult<RateDecision>>;
+
+    /// What `key` counts in its current window and how long the window has
+    /// left, without counting anything; `None` when no window is open.
+    fn peek<'a>(&'a self, key: &'a str) -> BoxFuture<'a, BrokerResult<Option<(u32, Duration)>>>;
 }
 
 /// Publish/subscribe of events to every instance.

@@ -184,6 +184,26 @@ impl RateLimiter for RedisBroker {
             })
         })
     }
+
+    fn peek<'a>(&'a self, key: &'a str) -> BoxFuture<'a, BrokerResult<Option<(u32, Duration)>>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let full = self.key(&format!("rl:{key}"));
+            let (count, ttl): (Option<u64>, i64) = redis::pipe()
+                .atomic()
+                .get(&full)
+                .pttl(&full)
+                .query_async(&mut conn)
+                .await?;
+            Ok(match (count, u64::try_from(ttl)) {
+                (Some(n), Ok(ms)) if ms > 0 => Some((
+                    u32::try_from(n).unwrap_or(u32::MAX),
+                    Duration::from_millis(ms),
+                )),
+                _ => None,
+            })
+        })
+    }
 }
 
 impl PubSub for RedisBroker {

@@ -244,6 +244,15 @@ pub async fn register(
 /// Logs in with a username and password. A wrong password and an unknown
 /// name give the same answer in about the same time.
 ///
+/// Guessing is slowed without letting a stranger lock the owner out:
+/// - every attempt counts against the client address (`login_per_address`);
+/// - failures count per (name, address): past `login_per_username` that
+///   address waits for the window, whatever password it sends;
+/// - failures also count per name from all addresses: past the much higher
+///   `login_ceiling_per_username`, only addresses with no failure for that
+///   name in the window may try — so the owner, from their own address,
+///   still logs in while guesses from anywhere else are refused.
+///
 /// # Errors
 /// `RateLimited`, `InvalidCredentials`, or store failures.
 #[tracing::instrument(skip(ctx, username, password))]
@@ -265,7 +274,16 @@ pub async fn login(
         .chars()
         .take(MAX_KEYED_NAME)
         .collect();
-    limits::check(ctx, &format!("login:user:{key}"), limits.login_per_username).await?;
+    let pair_key = format!("login:fail:{key}:{client}");
+    let name_key = format!("login:fail:{key}");
+    let (pair_failures, pair_left) = limits::count(ctx, &pair_key).await?;
+    if pair_failures >= limits.login_per_username.limit {
+        return Err(limits::limited(pair_left));
+    }
+    let (name_failures, name_left) = limits::count(ctx, &name_key).await?;
+    if name_failures >= limits.login_ceiling_per_username.limit && pair_failures > 0 {
+        return Err(limits::limited(name_left));
+    }
 
     let lookup = username.clone();
     let found = ctx
@@ -278,6 +296,8 @@ pub async fn login(
         .verify(password, found.as_ref().map(|p| p.password_hash.clone()))
         .await?;
     let Some(row) = found.filter(|_| ok && plausible) else {
+        limits::record(ctx, &pair_key, limits.login_per_username).await?;
+        limits::record(ctx, &name_key, limits.login_ceiling_per_username).await?;
         return Err(Error::InvalidCredentials);
     };
     let ttl = refresh_ttl_ms(ctx);

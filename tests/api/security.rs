@@ -184,3 +184,80 @@ async fn without_proxy_trust_the_header_is_not_believed_at_all() {
     // Every request came from 127.0.0.1, whatever the header said.
     assert_eq!(login_from(&app, "203.0.113.99").await, 429);
 }
+
+async fn login_as(app: &TestApp, username: &str, password: &str, address: &str) -> u16 {
+    app.call_raw(
+        "POST",
+        "/api/v1/auth/login",
+        Some(json!({"username": username, "password": password}).to_string()),
+        None,
+        &[("x-forwarded-for", address)],
+    )
+    .await
+    .status
+    .as_u16()
+}
+
+async fn lockout_is_not_in_a_strangers_hands(backend: Backend) {
+    let Some(mut config) = TestConfig::new(backend) else {
+        return;
+    };
+    config.config.proxy_trust = ProxyTrust::Hops(1);
+    config.config.rate_limits.login_ceiling_per_username.limit = 15;
+    let app = TestApp::start(config).await;
+    let bob = app.register("bob").await;
+    let (a, b) = ("198.51.100.1", "198.51.100.2");
+    // Ten wrong passwords from address A…
+    for i in 0..10 {
+        assert_eq!(
+            login_as(&app, "bob", "wrong password", a).await,
+            401,
+            "guess {i}"
+        );
+    }
+    // …slow A down, whatever it sends next…
+    assert_eq!(login_as(&app, "bob", "wrong password", a).await, 429);
+    assert_eq!(login_as(&app, "BOB", &bob.password, a).await, 429);
+    // …but bob, from his own address, logs in.
+    assert_eq!(login_as(&app, "bob", &bob.password, b).await, 200);
+
+    // Guesses spread over many addresses reach the ceiling (15 failures for the name)…
+    for i in 0..5 {
+        let c = format!("203.0.113.{i}");
+        assert_eq!(login_as(&app, "bob", "wrong password", &c).await, 401);
+    }
+    // …after which an address with a failure for bob waits, a fresh one gets a single guess…
+    assert_eq!(
+        login_as(&app, "bob", "wrong password", "203.0.113.0").await,
+        429
+    );
+    assert_eq!(
+        login_as(&app, "bob", "wrong password", "203.0.113.50").await,
+        401
+    );
+    assert_eq!(
+        login_as(&app, "bob", &bob.password, "203.0.113.50").await,
+        429
+    );
+    // …and bob still logs in from an address of his.
+    assert_eq!(
+        login_as(&app, "bob", &bob.password, "198.51.100.3").await,
+        200
+    );
+    // Other names are not affected by any of it.
+    app.register("carol").await;
+    assert_eq!(
+        login_as(&app, "carol", "correct horse battery", a).await,
+        200
+    );
+}
+
+#[actix_web::test]
+async fn ten_wrong_passwords_from_one_address_do_not_lock_the_owner_out_on_sqlite() {
+    lockout_is_not_in_a_strangers_hands(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn ten_wrong_passwords_from_one_address_do_not_lock_the_owner_out_on_postgres() {
+    lockout_is_not_in_a_strangers_hands(Backend::Postgres).await;
+}
