@@ -108,11 +108,56 @@ pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError>
                     match_players::seat.eq(seat),
                     match_players::player_id.eq(player),
                     match_players::created_at.eq(row.created_at),
+                    match_players::mode.eq(&row.mode),
+                    match_players::active.eq(row.is_active_status()),
                 ))
                 .execute(conn)?;
         }
     }
     Ok(())
+}
+
+impl MatchRow {
+    fn is_active_status(&self) -> bool {
+        self.status == "active"
+    }
+}
+
+/// The player's unfinished ranked match, if any: one probe of
+/// `match_players_active`. The unique index `match_players_one_ranked` makes
+/// a second one impossible whichever instance writes it.
+///
+/// # Errors
+/// Database errors.
+pub fn active_ranked(
+    conn: &mut DbConnection,
+    player_id: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(match_players::table
+        .filter(match_players::player_id.eq(player_id))
+        .filter(match_players::mode.eq("ranked"))
+        // A bare boolean column (not `= $1`), so the planner matches the partial index.
+        .filter(match_players::active)
+        .select(match_players::match_id)
+        .first(conn)
+        .optional()?)
+}
+
+/// How many unfinished matches of `mode` the player is seated in.
+///
+/// # Errors
+/// Database errors.
+pub fn count_active(
+    conn: &mut DbConnection,
+    player_id: &str,
+    mode: &str,
+) -> Result<i64, StoreError> {
+    Ok(match_players::table
+        .filter(match_players::player_id.eq(player_id))
+        .filter(match_players::mode.eq(mode))
+        .filter(match_players::active)
+        .count()
+        .get_result(conn)?)
 }
 
 /// Reads a match without locking it.
@@ -150,7 +195,8 @@ pub fn lock(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, Store
     })
 }
 
-/// Writes every column of a match back.
+/// Writes every column of a match back; a finished match's seats stop
+/// counting as unfinished.
 ///
 /// # Errors
 /// Database errors.
@@ -158,6 +204,15 @@ pub fn save(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
     diesel::update(matches::table.find(&row.id))
         .set(row)
         .execute(conn)?;
+    if !row.is_active_status() {
+        diesel::update(
+            match_players::table
+                .filter(match_players::match_id.eq(&row.id))
+                .filter(match_players::active),
+        )
+        .set(match_players::active.eq(false))
+        .execute(conn)?;
+    }
     Ok(())
 }
 

@@ -5,6 +5,9 @@
 use serde_json::json;
 use uttt::config::{IpNet, ProxyTrust};
 
+use uttt::time::TimeSource;
+
+use crate::both_backends;
 use crate::helpers::{Backend, TestApp, TestConfig};
 
 /// The value `docker-compose.yml` used to ship as its fallback secret.
@@ -260,4 +263,152 @@ async fn ten_wrong_passwords_from_one_address_do_not_lock_the_owner_out_on_sqlit
 #[actix_web::test]
 async fn ten_wrong_passwords_from_one_address_do_not_lock_the_owner_out_on_postgres() {
     lockout_is_not_in_a_strangers_hands(Backend::Postgres).await;
+}
+
+both_backends! {
+    async fn fifty_newer_unfinished_matches_do_not_hide_a_ranked_one(app: TestApp) {
+        let (a, b) = (app.register("ranked_a").await, app.register("ranked_b").await);
+        let ta = app.queue(&a, "ultimate-10m").await;
+        app.queue(&b, "ultimate-10m").await;
+        let ranked = app.matched(&a, &ta).await;
+        // Fifty newer unfinished matches of other kinds (rooms, which no cap limits).
+        for i in 0..50 {
+            let host = app.quick_player(&format!("host{i}")).await;
+            app.time.advance(1);
+            app.room_match(&host, &a, 2, json!({"kind": "none"})).await;
+        }
+        let listed = app.get("/api/v1/me/matches?status=active&limit=100", Some(&a.token)).await;
+        assert_eq!(listed.body["items"].as_array().unwrap().len(), 51);
+        let again = app
+            .post("/api/v1/matchmaking/tickets", &json!({"ladder": "ultimate-turn30"}), Some(&a.token))
+            .await;
+        again.expect_problem(409, "in_active_match");
+        assert_eq!(again.body["match_id"], ranked.as_str());
+    }
+}
+
+/// A second instance on the same database with a broker of its own, so each
+/// can hold a queued ticket of the same player (as two instances whose
+/// broker state diverged would).
+async fn second_instance(app: &TestApp) -> uttt::service::Context {
+    let mut config = app.config.sibling();
+    config.redis_prefix = format!("test:{}:", uttt::ids::record_id());
+    uttt::server::context(config, app.time.clone())
+        .await
+        .expect("second instance")
+}
+
+async fn queued_ticket(
+    ctx: &uttt::service::Context,
+    player: &crate::helpers::Player,
+    ladder: &str,
+    now: i64,
+) -> uttt::broker::Ticket {
+    let ticket = uttt::broker::Ticket {
+        id: uttt::ids::record_id(),
+        player_id: player.id.clone(),
+        ladder: ladder.into(),
+        rating: 1500.0,
+        created_at: now,
+        seen_at: now,
+        status: uttt::broker::TicketStatus::Queued,
+        match_id: None,
+        reason: None,
+        last_x_at: None,
+        last_opponent: None,
+    };
+    let row = uttt::service::matchmaking::queued_record(
+        ticket.id.clone(),
+        player.id.clone(),
+        ladder.into(),
+        1500.0,
+        now,
+    );
+    ctx.db
+        .run(move |conn| uttt::store::tickets::insert(conn, &row))
+        .await
+        .unwrap();
+    assert_eq!(
+        ctx.broker.enqueue(&ticket).await.unwrap(),
+        uttt::broker::Enqueued::Queued
+    );
+    ticket
+}
+
+async fn two_instances_pair_one_player_at_once(backend: Backend) {
+    let Some(mut config) = TestConfig::new(backend) else {
+        return;
+    };
+    config.config.workers = uttt::config::Workers::NONE;
+    let app = TestApp::start(config).await;
+    let other = second_instance(&app).await;
+    let now = app.time.now_ms();
+    let (p, q, r) = (
+        app.quick_player("twice_p").await,
+        app.quick_player("twice_q").await,
+        app.quick_player("twice_r").await,
+    );
+    let (l1, l2) = (
+        app.ctx.config.ladder("ultimate-10m").unwrap().clone(),
+        app.ctx.config.ladder("ultimate-turn30").unwrap().clone(),
+    );
+    let p1 = queued_ticket(&app.ctx, &p, &l1.id, now).await;
+    let q1 = queued_ticket(&app.ctx, &q, &l1.id, now).await;
+    let p2 = queued_ticket(&other, &p, &l2.id, now).await;
+    let r2 = queued_ticket(&other, &r, &l2.id, now).await;
+    let (one, two) = tokio::join!(
+        uttt::service::matchmaking::make_match(&app.ctx, &l1, &p1, &q1),
+        uttt::service::matchmaking::make_match(&other, &l2, &p2, &r2),
+    );
+    let made: Vec<String> = [one.unwrap(), two.unwrap()].into_iter().flatten().collect();
+    assert_eq!(made.len(), 1, "exactly one ranked match for p: {made:?}");
+    let pid = p.id.clone();
+    let seated = app
+        .ctx
+        .db
+        .run(move |conn| uttt::store::matches::count_active(conn, &pid, "ranked"))
+        .await
+        .unwrap();
+    assert_eq!(seated, 1);
+    // The refused pairing: p's ticket is cancelled, the opponent waits on.
+    let p1_id = p1.id.clone();
+    let p1_row = app
+        .ctx
+        .db
+        .run(move |conn| uttt::store::tickets::get(conn, &p1_id))
+        .await
+        .unwrap()
+        .unwrap();
+    let (lost_ctx, lost_p, lost_opponent) = if p1_row.match_id.as_deref() == Some(made[0].as_str())
+    {
+        (&other, &p2, &r2)
+    } else {
+        (&app.ctx, &p1, &q1)
+    };
+    for (ticket, status, reason) in [
+        (lost_p, "cancelled", Some("in_active_match")),
+        (lost_opponent, "queued", None),
+    ] {
+        let id = ticket.id.clone();
+        let row = lost_ctx
+            .db
+            .run(move |conn| uttt::store::tickets::get(conn, &id))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.status, status, "{}", ticket.player_id);
+        assert_eq!(row.reason.as_deref(), reason);
+        let held = lost_ctx.broker.ticket(&ticket.id).await.unwrap().unwrap();
+        assert_eq!(held.status.as_str(), status);
+    }
+}
+
+#[actix_web::test]
+async fn two_instances_pairing_one_player_at_once_seat_them_once_on_sqlite() {
+    two_instances_pair_one_player_at_once(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn two_instances_pairing_one_player_at_once_seat_them_once_on_postgres() {
+    two_instances_pair_one_player_at_once(Backend::Postgres).await;
 }
