@@ -268,6 +268,107 @@ pub fn claim_cpu_turns(
     Ok(ids)
 }
 
+/// A match waiting for a CPU move, with what the CPU mover ranks it by.
+#[derive(Debug, Clone, Queryable, Selectable, PartialEq, Eq)]
+#[diesel(table_name = matches)]
+pub struct CpuTurn {
+    /// The match.
+    pub id: String,
+    /// `ranked`, `casual` or `practice`.
+    pub mode: String,
+    /// Seat X's player (`None`: the practice CPU).
+    pub x_player_id: Option<String>,
+    /// Seat O's player.
+    pub o_player_id: Option<String>,
+    /// The seat to move.
+    pub to_move: Option<String>,
+    /// When the side to move loses on time.
+    pub deadline_at: Option<i64>,
+    /// When the turn began.
+    pub turn_started_at: i64,
+}
+
+/// Which waiting CPU turns [`cpu_turns`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuTurnKind {
+    /// The CPU covers a player's seat (ranked, casual, tournament).
+    Substitute,
+    /// A practice match whose clock or turn limit runs.
+    ClockedPractice,
+    /// A practice match without a time limit.
+    UntimedPractice,
+}
+
+/// Up to `limit` unclaimed matches of `kind` waiting for a CPU move at
+/// `now`, oldest turn first, locked for this transaction on PostgreSQL (rows
+/// another instance holds are skipped).
+///
+/// # Errors
+/// Database errors.
+pub fn cpu_turns(
+    conn: &mut DbConnection,
+    now: i64,
+    kind: CpuTurnKind,
+    limit: i64,
+) -> Result<Vec<CpuTurn>, StoreError> {
+    // Each kind is its own statically typed query (boxed ones cannot lock),
+    // built per backend (`as_select` fixes the backend).
+    macro_rules! load {
+        ($kind:expr) => {{
+            macro_rules! query {
+                () => {
+                    matches::table
+                        .filter(matches::awaiting_cpu.eq(true))
+                        .filter(matches::status.eq("active"))
+                        .filter(
+                            matches::cpu_claimed_until
+                                .is_null()
+                                .or(matches::cpu_claimed_until.lt(now)),
+                        )
+                        .filter($kind)
+                        .order(matches::turn_started_at.asc())
+                        .select(CpuTurn::as_select())
+                        .limit(limit)
+                };
+            }
+            match conn {
+                DbConnection::Pg(pg) => query!().for_update().skip_locked().load(pg)?,
+                DbConnection::Sqlite(lite) => query!().load(lite)?,
+            }
+        }};
+    }
+    Ok(match kind {
+        CpuTurnKind::Substitute => load!(matches::mode.ne("practice")),
+        CpuTurnKind::ClockedPractice => load!(
+            matches::mode
+                .eq("practice")
+                .and(matches::deadline_at.is_not_null())
+        ),
+        CpuTurnKind::UntimedPractice => load!(
+            matches::mode
+                .eq("practice")
+                .and(matches::deadline_at.is_null())
+        ),
+    })
+}
+
+/// Marks the matches `ids` claimed by a CPU worker until `until`.
+///
+/// # Errors
+/// Database errors.
+pub fn mark_cpu_claimed(
+    conn: &mut DbConnection,
+    ids: &[String],
+    until: i64,
+) -> Result<(), StoreError> {
+    if !ids.is_empty() {
+        diesel::update(matches::table.filter(matches::id.eq_any(ids)))
+            .set(matches::cpu_claimed_until.eq(until))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
 /// Active matches, oldest turn first.
 ///
 /// # Errors

@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod cpu;
+pub mod cpu_order;
 pub mod pairing;
 pub mod presence;
 

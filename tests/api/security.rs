@@ -2,6 +2,8 @@
 //! file modes, client addresses behind proxies, lockouts, room codes, event
 //! streams, the admin filter, tokens, metrics and over-long requests.
 
+use std::time::Duration;
+
 use serde_json::json;
 use uttt::config::{IpNet, ProxyTrust};
 
@@ -411,4 +413,138 @@ async fn two_instances_pairing_one_player_at_once_seat_them_once_on_sqlite() {
 #[actix_web::test]
 async fn two_instances_pairing_one_player_at_once_seat_them_once_on_postgres() {
     two_instances_pair_one_player_at_once(Backend::Postgres).await;
+}
+
+both_backends! {
+    async fn practice_matches_are_capped_per_player(app: TestApp) {
+        let p = app.register("practiser").await;
+        let body = json!({"opponent": "cpu", "cpu_level": 1});
+        let mut ids = Vec::new();
+        for _ in 0..5 {
+            let made = app.post("/api/v1/matches", &body, Some(&p.token)).await;
+            made.expect(201);
+            ids.push(made.body["id"].as_str().unwrap().to_owned());
+        }
+        let refused = app.post("/api/v1/matches", &body, Some(&p.token)).await;
+        refused.expect_problem(409, "too_many_practice_matches");
+        // Another player is not affected; finishing one makes room.
+        let other = app.register("practiser2").await;
+        app.post("/api/v1/matches", &body, Some(&other.token)).await.expect(201);
+        app.post(&format!("/api/v1/matches/{}/resign", ids[0]), &json!({}), Some(&p.token))
+            .await
+            .expect(200);
+        app.post("/api/v1/matches", &body, Some(&p.token)).await.expect(201);
+    }
+}
+
+async fn practice(
+    app: &TestApp,
+    p: &crate::helpers::Player,
+    time_control: serde_json::Value,
+) -> String {
+    app.time.advance(1);
+    let made = app
+        .post(
+            "/api/v1/matches",
+            &json!({"opponent": "cpu", "seat": "o", "cpu_level": 1, "time_control": time_control}),
+            Some(&p.token),
+        )
+        .await;
+    made.expect(201);
+    made.body["id"].as_str().unwrap().to_owned()
+}
+
+async fn ply_of(app: &TestApp, id: &str) -> i32 {
+    let id = id.to_owned();
+    app.ctx
+        .db
+        .run(move |conn| uttt::store::matches::get(conn, &id))
+        .await
+        .unwrap()
+        .unwrap()
+        .ply
+}
+
+async fn crowded_cpu_queue(backend: Backend) {
+    let Some(mut config) = TestConfig::new(backend) else {
+        return;
+    };
+    config.config.workers = uttt::config::Workers::NONE;
+    config.config.drop_grace = Duration::from_millis(1_000);
+    config.config.caps.practice_matches = 10;
+    let app = TestApp::start(config).await;
+    let untimed = json!({"kind": "none"});
+    // The oldest turns: six practice matches of one player…
+    let hog = app.quick_player("hog").await;
+    let mut hogs = Vec::new();
+    for _ in 0..6 {
+        hogs.push(practice(&app, &hog, untimed.clone()).await);
+    }
+    // …then nine players with one each…
+    let mut others = Vec::new();
+    for i in 0..9 {
+        let p = app.quick_player(&format!("other{i}")).await;
+        others.push(practice(&app, &p, untimed.clone()).await);
+    }
+    // …a practice match under a clock…
+    let clocked_player = app.quick_player("clocked").await;
+    let clocked = practice(
+        &app,
+        &clocked_player,
+        json!({"kind": "clock", "initial_ms": 600000}),
+    )
+    .await;
+    // …and, newest, a room match whose X dropped out: the CPU covers X.
+    let (sx, so) = (
+        app.quick_player("sub_x").await,
+        app.quick_player("sub_o").await,
+    );
+    let covered = app.room_match(&sx, &so, 2, untimed.clone()).await;
+    app.time.advance(1_010);
+    assert_eq!(
+        uttt::worker::presence::tick(&app.ctx).await.unwrap(),
+        1,
+        "X is covered"
+    );
+
+    // One tick with sixteen CPU moves waiting and room for eight.
+    let played = uttt::worker::cpu::tick(&app.ctx).await.unwrap();
+    assert_eq!(played, uttt::worker::cpu_order::BATCH);
+    assert_eq!(
+        ply_of(&app, &covered).await,
+        1,
+        "the substitute moves first"
+    );
+    assert_eq!(ply_of(&app, &clocked).await, 1, "then the running clock");
+    let mut hog_moved = 0;
+    for id in &hogs {
+        hog_moved += ply_of(&app, id).await;
+    }
+    assert_eq!(hog_moved, 2, "one player gets at most two of the batch");
+    let mut moved = Vec::new();
+    for id in &others {
+        moved.push(ply_of(&app, id).await);
+    }
+    assert_eq!(
+        moved,
+        [1, 1, 1, 1, 0, 0, 0, 0, 0],
+        "then the longest waiting"
+    );
+    // The next ticks serve the rest; nothing is starved.
+    while uttt::worker::cpu::tick(&app.ctx).await.unwrap() > 0 {}
+    for id in hogs.iter().chain(&others) {
+        assert_eq!(ply_of(&app, id).await, 1);
+    }
+}
+
+#[actix_web::test]
+async fn a_crowded_cpu_queue_serves_substitutes_and_clocks_first_and_no_player_takes_it_all_on_sqlite()
+ {
+    crowded_cpu_queue(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn a_crowded_cpu_queue_serves_substitutes_and_clocks_first_and_no_player_takes_it_all_on_postgres()
+ {
+    crowded_cpu_queue(Backend::Postgres).await;
 }
