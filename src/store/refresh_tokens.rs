@@ -103,3 +103,23 @@ pub fn revoke_family(
     .set(refresh_tokens::revoked_at.eq(now))
     .execute(conn)?)
 }
+
+/// Deletes up to `limit` refresh tokens that expired before `now` (spent,
+/// revoked or not: none of them can be exchanged any more); returns how many.
+///
+/// # Errors
+/// Database errors.
+pub fn delete_expired(conn: &mut DbConnection, now: i64, limit: i64) -> Result<usize, StoreError> {
+    let ids: Vec<String> = refresh_tokens::table
+        .filter(refresh_tokens::expires_at.lt(now))
+        .select(refresh_tokens::id)
+        .limit(limit)
+        .load(conn)?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    Ok(
+        diesel::delete(refresh_tokens::table.filter(refresh_tokens::id.eq_any(&ids)))
+            .execute(conn)?,
+    )
+}

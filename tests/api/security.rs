@@ -548,3 +548,122 @@ async fn a_crowded_cpu_queue_serves_substitutes_and_clocks_first_and_no_player_t
  {
     crowded_cpu_queue(Backend::Postgres).await;
 }
+
+async fn room_app(
+    backend: Backend,
+    edit: impl FnOnce(&mut uttt::config::Config),
+) -> Option<TestApp> {
+    let mut config = TestConfig::new(backend)?;
+    edit(&mut config.config);
+    Some(TestApp::start(config).await)
+}
+
+async fn open_room(app: &TestApp, host: &crate::helpers::Player) -> crate::helpers::Reply {
+    app.post("/api/v1/rooms", &json!({"depth": 1}), Some(&host.token))
+        .await
+}
+
+async fn room_guessing(backend: Backend) {
+    let Some(app) = room_app(backend, |c| {
+        c.rate_limits.room_lookups_per_player.limit = 5;
+        c.rate_limits.room_lookups_per_address.limit = 7;
+    })
+    .await
+    else {
+        return;
+    };
+    let host = app.quick_player("roomhost").await;
+    let real = open_room(&app, &host).await.body["code"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let guesser = app.quick_player("guesser").await;
+    let guesses = ["AAAAAA", "BBBBBB", "CCCCCC", "DDDDDD", "EEEEEE"];
+    for code in guesses {
+        app.get(&format!("/api/v1/rooms/{code}"), Some(&guesser.token))
+            .await
+            .expect_problem(404, "not_found");
+    }
+    // The sixth look-up of this player, and a join, wait — even for the real code.
+    let limited = app
+        .get(&format!("/api/v1/rooms/{real}"), Some(&guesser.token))
+        .await;
+    limited.expect_problem(429, "rate_limited");
+    let retry: u64 = limited.header("retry-after").unwrap().parse().unwrap();
+    assert!((1..=60).contains(&retry), "{retry}");
+    app.post(
+        &format!("/api/v1/rooms/{real}/join"),
+        &json!({}),
+        Some(&guesser.token),
+    )
+    .await
+    .expect_problem(429, "rate_limited");
+    // A second account from the same address has what is left of the
+    // address's look-ups (7, of which the guesser's five allowed ones used 5).
+    let helper = app.quick_player("helper").await;
+    for code in ["FFFFFF", "GGGGGG"] {
+        app.get(&format!("/api/v1/rooms/{code}"), Some(&helper.token))
+            .await
+            .expect_problem(404, "not_found");
+    }
+    app.get("/api/v1/rooms/HHHHHH", Some(&helper.token))
+        .await
+        .expect_problem(429, "rate_limited");
+}
+
+#[actix_web::test]
+async fn room_look_ups_and_joins_are_rate_limited_per_player_and_address_on_sqlite() {
+    room_guessing(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn room_look_ups_and_joins_are_rate_limited_per_player_and_address_on_postgres() {
+    room_guessing(Backend::Postgres).await;
+}
+
+both_backends! {
+    async fn a_room_nobody_joins_expires_and_is_pruned(app: TestApp) {
+        let ttl_ms = i64::try_from(app.ctx.config.room_ttl.as_millis()).unwrap();
+        let host = app.quick_player("lonely").await;
+        let guest = app.quick_player("late").await;
+        let stale = open_room(&app, &host).await.body["code"].as_str().unwrap().to_owned();
+        app.time.advance(ttl_ms - 1);
+        let fresh = open_room(&app, &host).await.body["code"].as_str().unwrap().to_owned();
+        app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token)).await.expect(200);
+        app.time.advance(1);
+        // Past its time to live, nobody can see or join it…
+        app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token)).await.expect_problem(404, "not_found");
+        app.post(&format!("/api/v1/rooms/{stale}/join"), &json!({}), Some(&guest.token))
+            .await
+            .expect_problem(404, "not_found");
+        // …and the pruning worker deletes it, leaving the younger one.
+        let pruned = uttt::worker::prune::tick(&app.ctx).await.unwrap();
+        assert_eq!(pruned.rooms, 1);
+        app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token)).await.expect(200);
+        app.post(&format!("/api/v1/rooms/{fresh}/join"), &json!({}), Some(&guest.token)).await.expect(200);
+        // A joined room does not expire.
+        app.time.advance(ttl_ms * 2);
+        assert_eq!(uttt::worker::prune::tick(&app.ctx).await.unwrap().rooms, 0);
+        app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token)).await.expect(200);
+    }
+
+    async fn open_rooms_are_capped_per_player(app: TestApp) {
+        let host = app.quick_player("roomy").await;
+        let mut codes = Vec::new();
+        for _ in 0..5 {
+            let room = open_room(&app, &host).await;
+            room.expect(201);
+            codes.push(room.body["code"].as_str().unwrap().to_owned());
+        }
+        open_room(&app, &host).await.expect_problem(409, "too_many_open_rooms");
+        // A joined room no longer counts…
+        let guest = app.quick_player("joiner").await;
+        app.post(&format!("/api/v1/rooms/{}/join", codes[0]), &json!({}), Some(&guest.token)).await.expect(200);
+        open_room(&app, &host).await.expect(201);
+        open_room(&app, &host).await.expect_problem(409, "too_many_open_rooms");
+        // …nor do expired ones; other players are not affected.
+        open_room(&app, &guest).await.expect(201);
+        app.time.advance(i64::try_from(app.ctx.config.room_ttl.as_millis()).unwrap());
+        open_room(&app, &host).await.expect(201);
+    }
+}
