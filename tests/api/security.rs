@@ -667,3 +667,44 @@ both_backends! {
         open_room(&app, &host).await.expect(201);
     }
 }
+
+both_backends! {
+    async fn a_username_equal_to_another_players_id_cannot_stand_in_for_them(app: TestApp) {
+        let boss = app.register("boss").await;
+        let name = boss.username.clone();
+        app.ctx
+            .db
+            .run(move |conn| uttt::service::accounts::set_role(conn, &name, uttt::service::accounts::Role::Admin))
+            .await
+            .unwrap();
+        let (victim, rival) = (app.quick_player("victim").await, app.quick_player("rival").await);
+        let victims = app.room_match(&victim, &rival, 1, json!({"kind": "none"})).await;
+        // Someone registers the victim's id as their username.
+        assert!(uttt::service::accounts::Username::parse(&victim.id).is_ok());
+        let impostor = app.register(&victim.id).await;
+        let other = app.quick_player("other").await;
+        let impostors = app.room_match(&impostor, &other, 1, json!({"kind": "none"})).await;
+        let ids = |reply: &crate::helpers::Reply| -> Vec<String> {
+            reply.body["items"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().to_owned()).collect()
+        };
+        let list = |q: String| {
+            let token = boss.token.clone();
+            let app = &app;
+            async move {
+                let reply = app.get(&format!("/api/v1/admin/matches?{q}"), Some(&token)).await;
+                reply.expect(200);
+                reply
+            }
+        };
+        // By id: the victim's matches, whatever names exist.
+        assert_eq!(ids(&list(format!("player_id={}", victim.id)).await), [victims.clone()]);
+        // By name: the player with that name (here the impostor), never an id.
+        assert_eq!(ids(&list(format!("player={}", victim.id)).await), [impostors.clone()]);
+        assert_eq!(ids(&list(format!("player=rival")).await), [victims.clone()]);
+        // Both: they must agree.
+        assert_eq!(ids(&list(format!("player=victim&player_id={}", victim.id)).await), [victims]);
+        assert!(ids(&list(format!("player=rival&player_id={}", victim.id)).await).is_empty());
+        // An unknown name matches nothing (it is not tried as an id).
+        assert!(ids(&list(format!("player={}", rival.id)).await).is_empty());
+    }
+}
