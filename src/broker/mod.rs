@@ -96,6 +96,23 @@ pub trait Presence: Send + Sync {
     -> BoxFuture<'a, BrokerResult<Vec<Option<i64>>>>;
 }
 
+/// Bounded sets of leased slots, shared by all instances: an event stream
+/// holds a slot of its player's set while it is open, renewing the lease as
+/// it goes, so a crashed instance's slots free themselves when their leases end.
+pub trait Slots: Send + Sync {
+    /// Takes (or renews) the slot `member` of set `key` for `ttl`, unless the
+    /// set already holds `cap` live slots; returns whether it holds it now.
+    fn acquire<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        cap: u32,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<bool>>;
+    /// Gives the slot `member` of set `key` back.
+    fn release<'a>(&'a self, key: &'a str, member: &'a str) -> BoxFuture<'a, BrokerResult<()>>;
+}
+
 /// Liveness of the broker itself.
 pub trait Health: Send + Sync {
     /// Checks that the broker answers.
@@ -105,9 +122,9 @@ pub trait Health: Send + Sync {
 }
 
 /// The whole broker trait set, as one object.
-pub trait Broker: RateLimiter + PubSub + Presence + MatchQueue + Locks + Health {}
+pub trait Broker: RateLimiter + PubSub + Presence + MatchQueue + Locks + Slots + Health {}
 
-impl<T: RateLimiter + PubSub + Presence + MatchQueue + Locks + Health> Broker for T {}
+impl<T: RateLimiter + PubSub + Presence + MatchQueue + Locks + Slots + Health> Broker for T {}
 
 /// A shared broker.
 pub type SharedBroker = Arc<dyn Broker>;

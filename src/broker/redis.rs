@@ -16,7 +16,7 @@ use redis::{AsyncCommands, Script};
 
 use super::hub::Hub;
 use super::{
-    BrokerError, BrokerResult, Health, Notice, Presence, PubSub, RateDecision, RateLimiter,
+    BrokerError, BrokerResult, Health, Notice, Presence, PubSub, RateDecision, RateLimiter, Slots,
     Subscription,
 };
 
@@ -39,6 +39,20 @@ redis.call('SET', KEYS[1], at, 'PX', ARGV[2])
 return previous
 ";
 
+/// Takes or renews a slot of a bounded set (a sorted set scored by lease
+/// end, on the server's clock), dropping ended leases first.
+const SLOT_SCRIPT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+";
+
 /// A broker on Redis.
 #[derive(Clone)]
 pub struct RedisBroker {
@@ -47,6 +61,7 @@ pub struct RedisBroker {
     hub: Arc<Hub>,
     rate_script: Arc<Script>,
     seen_script: Arc<Script>,
+    slot_script: Arc<Script>,
 }
 
 impl std::fmt::Debug for RedisBroker {
@@ -115,6 +130,7 @@ impl RedisBroker {
             hub,
             rate_script: Arc::new(Script::new(RATE_SCRIPT)),
             seen_script: Arc::new(Script::new(SEEN_SCRIPT)),
+            slot_script: Arc::new(Script::new(SLOT_SCRIPT)),
         }))
     }
 
@@ -296,6 +312,38 @@ impl Presence for RedisBroker {
             let values: Vec<Option<i64>> =
                 redis::cmd("MGET").arg(&full).query_async(&mut conn).await?;
             Ok(values)
+        })
+    }
+}
+
+impl Slots for RedisBroker {
+    fn acquire<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        cap: u32,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<bool>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let held: i64 = self
+                .slot_script
+                .key(self.key(&format!("slots:{key}")))
+                .arg(member)
+                .arg(cap)
+                .arg(ttl_ms)
+                .invoke_async(&mut conn)
+                .await?;
+            Ok(held == 1)
+        })
+    }
+
+    fn release<'a>(&'a self, key: &'a str, member: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let _: i64 = conn.zrem(self.key(&format!("slots:{key}")), member).await?;
+            Ok(())
         })
     }
 }

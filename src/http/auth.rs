@@ -8,11 +8,17 @@ use futures_util::future::LocalBoxFuture;
 use super::problem::Problem;
 use crate::config::ProxyTrust;
 use crate::service::accounts::{self, Player, Role};
+use crate::service::tokens::Claims;
 use crate::service::{Context, Error};
 
 /// The player who sent the request (a valid bearer token of an existing player).
 #[derive(Debug, Clone)]
 pub struct Authenticated(pub Player);
+
+/// The player who sent the request with the claims of their token (its
+/// session and expiry), for event streams.
+#[derive(Debug, Clone)]
+pub struct AuthenticatedSession(pub Player, pub Claims);
 
 /// An authenticated player with the `admin` role (403 for anyone else).
 #[derive(Debug, Clone)]
@@ -57,6 +63,22 @@ impl FromRequest for Authenticated {
             let ctx = ctx?;
             let token = token.ok_or(Error::Unauthorized("a bearer access token is required"))?;
             Ok(Authenticated(accounts::authenticate(&ctx, &token).await?))
+        })
+    }
+}
+
+impl FromRequest for AuthenticatedSession {
+    type Error = Problem;
+    type Future = LocalBoxFuture<'static, Result<Self, Problem>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = bearer_token(req);
+        let ctx = context(req);
+        Box::pin(async move {
+            let ctx = ctx?;
+            let token = token.ok_or(Error::Unauthorized("a bearer access token is required"))?;
+            let (player, claims) = accounts::authenticate_session(&ctx, &token).await?;
+            Ok(AuthenticatedSession(player, claims))
         })
     }
 }

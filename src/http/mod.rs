@@ -16,6 +16,7 @@ pub mod problem;
 pub mod query;
 pub mod rooms;
 mod routes_table;
+pub mod stream_guard;
 pub mod web;
 
 use std::time::Instant;

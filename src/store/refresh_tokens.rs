@@ -86,6 +86,20 @@ pub fn spend(conn: &mut DbConnection, id: &str, now: i64) -> Result<bool, StoreE
     Ok(updated == 1)
 }
 
+/// Whether the family (a login session) was revoked: logged out, or a spent
+/// token of it was reused.
+///
+/// # Errors
+/// Database errors.
+pub fn family_revoked(conn: &mut DbConnection, family_id: &str) -> Result<bool, StoreError> {
+    Ok(diesel::select(diesel::dsl::exists(
+        refresh_tokens::table
+            .filter(refresh_tokens::family_id.eq(family_id))
+            .filter(refresh_tokens::revoked_at.is_not_null()),
+    ))
+    .get_result(conn)?)
+}
+
 /// Revokes every token of a family.
 ///
 /// # Errors

@@ -10,7 +10,7 @@ use uttt::config::{IpNet, ProxyTrust};
 use uttt::time::TimeSource;
 
 use crate::both_backends;
-use crate::helpers::{Backend, TestApp, TestConfig};
+use crate::helpers::{Backend, EventStream, TestApp, TestConfig};
 
 /// The value `docker-compose.yml` used to ship as its fallback secret.
 const COMPOSE_PLACEHOLDER: &str = "change-me-to-a-long-random-secret-shared-by-all-instances";
@@ -707,4 +707,166 @@ both_backends! {
         // An unknown name matches nothing (it is not tried as an id).
         assert!(ids(&list(format!("player={}", rival.id)).await).is_empty());
     }
+}
+
+/// Ends of the frames the server sends before closing a stream.
+const EXPIRED: &str = "the access token expired";
+const REVOKED: &str = "event: session_revoked";
+
+async fn stream_app(
+    backend: Backend,
+    edit: impl FnOnce(&mut uttt::config::Config),
+) -> Option<TestApp> {
+    let mut config = TestConfig::new(backend)?;
+    // Keep-alives every 100 ms, so a closed client is noticed quickly.
+    config.config.drop_grace = Duration::from_millis(300);
+    config.config.workers = uttt::config::Workers::NONE;
+    edit(&mut config.config);
+    Some(TestApp::start(config).await)
+}
+
+async fn streams_end_when_the_token_expires(backend: Backend) {
+    let Some(app) = stream_app(backend, |c| c.access_token_ttl = Duration::from_secs(2)).await
+    else {
+        return;
+    };
+    let (x, o) = (app.register("expx").await, app.register("expo").await);
+    let id = app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
+    let mut mine = EventStream::open(&app, "/api/v1/me/events", &x.token, None).await;
+    let mut match_stream = EventStream::open(
+        &app,
+        &format!("/api/v1/matches/{id}/events"),
+        &x.token,
+        None,
+    )
+    .await;
+    match_stream
+        .state_where(Duration::from_secs(5), |_| true)
+        .await;
+    // The token lives at most two seconds: both streams end with a retry hint.
+    for stream in [&mut mine, &mut match_stream] {
+        assert!(
+            stream.closes_within(Duration::from_secs(15)).await,
+            "the stream stays open"
+        );
+        let tail = stream.buffered();
+        assert!(
+            tail.contains(EXPIRED) && tail.contains("retry: 1000"),
+            "{tail}"
+        );
+    }
+    // The expired token opens nothing; a fresh one does.
+    let stale = app
+        .get(&format!("/api/v1/me/events?access_token={}", x.token), None)
+        .await;
+    stale.expect_problem(401, "unauthorized");
+    let fresh = app
+        .post(
+            "/api/v1/auth/refresh",
+            &json!({"refresh_token": x.refresh}),
+            None,
+        )
+        .await;
+    fresh.expect(200);
+    EventStream::open(
+        &app,
+        "/api/v1/me/events",
+        fresh.body["access_token"].as_str().unwrap(),
+        None,
+    )
+    .await;
+}
+
+#[actix_web::test]
+async fn event_streams_end_when_their_access_token_expires_on_sqlite() {
+    streams_end_when_the_token_expires(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn event_streams_end_when_their_access_token_expires_on_postgres() {
+    streams_end_when_the_token_expires(Backend::Postgres).await;
+}
+
+both_backends! {
+    async fn logging_out_ends_the_sessions_streams_on_every_instance(app: TestApp) {
+        let (x, o) = (app.register("outx").await, app.register("outo").await);
+        let id = app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
+        let mine = EventStream::open(&app, "/api/v1/me/events", &x.token, None).await;
+        let mut watching =
+            EventStream::open(&app, &format!("/api/v1/matches/{id}/events"), &x.token, None).await;
+        watching.state_where(Duration::from_secs(5), |_| true).await;
+        let mut session_streams = vec![mine, watching];
+        // With Redis, a stream on a second instance ends too.
+        if app.ctx.broker.kind() == "redis" {
+            let (address, _ctx, _handle) = app.start_sibling().await;
+            session_streams.push(EventStream::open_at(&address, &app.client, "/api/v1/me/events", &x.token, None).await);
+        }
+        // Another session of the same player is not touched.
+        let other_login = app
+            .post("/api/v1/auth/login", &json!({"username": "outx", "password": x.password}), None)
+            .await;
+        let other_token = other_login.body["access_token"].as_str().unwrap().to_owned();
+        let mut other = EventStream::open(&app, "/api/v1/me/events", &other_token, None).await;
+
+        app.post("/api/v1/auth/logout", &json!({"refresh_token": x.refresh}), None).await.expect(204);
+        for stream in &mut session_streams {
+            assert!(stream.closes_within(Duration::from_secs(10)).await, "a stream of the session stays open");
+            assert!(stream.buffered().contains(REVOKED), "{}", stream.buffered());
+        }
+        // The access token still verifies, but cannot reopen a stream of the ended session.
+        app.get(&format!("/api/v1/me/events?access_token={}", x.token), None)
+            .await
+            .expect_problem(401, "unauthorized");
+        assert!(!other.closes_within(Duration::from_millis(500)).await, "the other session's stream ended");
+    }
+
+    async fn a_reused_refresh_token_ends_the_sessions_streams(app: TestApp) {
+        let p = app.register("reuser").await;
+        let mut mine = EventStream::open(&app, "/api/v1/me/events", &p.token, None).await;
+        app.post("/api/v1/auth/refresh", &json!({"refresh_token": p.refresh}), None).await.expect(200);
+        app.post("/api/v1/auth/refresh", &json!({"refresh_token": p.refresh}), None)
+            .await
+            .expect_problem(401, "unauthorized");
+        assert!(mine.closes_within(Duration::from_secs(10)).await);
+        assert!(mine.buffered().contains(REVOKED), "{}", mine.buffered());
+    }
+}
+
+async fn stream_cap(backend: Backend) {
+    let Some(app) = stream_app(backend, |c| c.caps.streams = 2).await else {
+        return;
+    };
+    let (x, o) = (app.register("capx").await, app.register("capo").await);
+    let id = app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
+    let path = format!("/api/v1/matches/{id}/events");
+    let first = EventStream::open(&app, &path, &x.token, None).await;
+    let _second = EventStream::open(&app, "/api/v1/me/events", &x.token, None).await;
+    let refused = app
+        .get(&format!("{path}?access_token={}", x.token), None)
+        .await;
+    refused.expect_problem(429, "rate_limited");
+    assert!(refused.header("retry-after").is_some());
+    app.get(&format!("/api/v1/me/events?access_token={}", x.token), None)
+        .await
+        .expect_problem(429, "rate_limited");
+    // Another player has slots of their own.
+    let _theirs = EventStream::open(&app, &path, &o.token, None).await;
+    // Closing a stream gives its slot back.
+    drop(first);
+    crate::helpers::eventually(Duration::from_secs(20), "a freed stream slot", || async {
+        let url = format!("{}{path}?access_token={}", app.address, x.token);
+        let res = app.client.get(url).send().await.ok()?;
+        (res.status().as_u16() == 200).then_some(())
+    })
+    .await;
+}
+
+#[actix_web::test]
+async fn open_event_streams_are_capped_per_player_on_sqlite() {
+    stream_cap(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn open_event_streams_are_capped_per_player_on_postgres() {
+    stream_cap(Backend::Postgres).await;
 }
