@@ -6,7 +6,9 @@ use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;
 
-use actix_web::{HttpServer, web};
+use actix_web::web;
+
+use crate::http::head_limits::Guarded;
 use anyhow::Context as _;
 
 use crate::broker::SharedBroker;
@@ -89,19 +91,54 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
 
 /// Binds the HTTP server for `ctx` on its configured address.
 ///
+/// This is what `actix_web::HttpServer` does (same timeouts), assembled by
+/// hand so each connection is read through [`Guarded`]: request heads over
+/// the limits get a problem+json answer instead of actix-http's bare 400.
+///
 /// # Errors
 /// The address cannot be bound.
 pub fn bind(ctx: Context) -> anyhow::Result<Bound> {
+    use actix_service::ServiceFactoryExt as _;
     let listener = TcpListener::bind(&ctx.config.bind)
         .with_context(|| format!("binding {}", ctx.config.bind))?;
     let addr = listener.local_addr()?;
     let data = web::Data::new(ctx.clone());
     // Signals are handled by `serve_until_signal`, so streams and workers can be told first.
-    let server = HttpServer::new(move || crate::http::app(data.clone()))
+    let builder = actix_server::Server::build()
         .workers(ctx.config.http_workers)
         .disable_signals()
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
-        .listen(listener)?
+        .backlog(1024);
+    let shutdown = builder.graceful_shutdown_signal();
+    let server = builder
+        .listen("uttt-http", listener, move || {
+            let shutdown = shutdown.clone();
+            let app = actix_service::map_config(
+                actix_service::IntoServiceFactory::into_factory(crate::http::app(data.clone()))
+                    .map_err(|err: actix_web::Error| err.error_response()),
+                |()| actix_web::dev::AppConfig::default(),
+            );
+            let http = actix_http::HttpService::build()
+                .graceful_shutdown_signal(move || {
+                    let signal = shutdown.clone();
+                    async move { signal.notified().await }
+                })
+                .keep_alive(actix_http::KeepAlive::default())
+                .client_request_timeout(std::time::Duration::from_secs(5))
+                .client_disconnect_timeout(std::time::Duration::from_secs(1))
+                .h1_allow_half_closed(true)
+                .local_addr(addr)
+                .h1(app);
+            actix_service::fn_service(|io: actix_web::rt::net::TcpStream| {
+                let peer = io.peer_addr().ok();
+                let _ = io.set_nodelay(true);
+                std::future::ready(Ok::<_, actix_http::error::DispatchError>((
+                    Guarded::new(io),
+                    peer,
+                )))
+            })
+            .and_then(http)
+        })?
         .run();
     crate::worker::start(&ctx);
     tracing::info!(%addr, "listening");

@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod admin;
 pub mod auth;
 pub mod events;
+pub mod head_limits;
 pub mod json;
 pub mod ladders;
 pub mod matches;

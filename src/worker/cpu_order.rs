@@ -233,9 +233,9 @@ mod tests {
             let key = |i: usize| (cands[i].priority, cands[i].since, i);
             prop_assert!(picked.windows(2).all(|w| key(w[0]) < key(w[1])));
             if picked.len() < batch {
-                for i in 0..cands.len() {
+                for (i, cand) in cands.iter().enumerate() {
                     if picked.contains(&i) { continue; }
-                    let owner = cands[i].owner.as_deref();
+                    let owner = cand.owner.as_deref();
                     prop_assert!(owner.is_some_and(|o| per.get(o).copied().unwrap_or(0) >= per_player),
                         "candidate {} left out with room in the batch", i);
                 }

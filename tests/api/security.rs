@@ -621,32 +621,71 @@ async fn room_look_ups_and_joins_are_rate_limited_per_player_and_address_on_post
     room_guessing(Backend::Postgres).await;
 }
 
-both_backends! {
-    async fn a_room_nobody_joins_expires_and_is_pruned(app: TestApp) {
+async fn room_expiry(backend: Backend) {
+    let Some(app) = room_app(backend, |c| c.workers = uttt::config::Workers::NONE).await else {
+        return;
+    };
+    {
         let ttl_ms = i64::try_from(app.ctx.config.room_ttl.as_millis()).unwrap();
         let host = app.quick_player("lonely").await;
         let guest = app.quick_player("late").await;
-        let stale = open_room(&app, &host).await.body["code"].as_str().unwrap().to_owned();
+        let stale = open_room(&app, &host).await.body["code"]
+            .as_str()
+            .unwrap()
+            .to_owned();
         app.time.advance(ttl_ms - 1);
-        let fresh = open_room(&app, &host).await.body["code"].as_str().unwrap().to_owned();
-        app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token)).await.expect(200);
+        let fresh = open_room(&app, &host).await.body["code"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token))
+            .await
+            .expect(200);
         app.time.advance(1);
         // Past its time to live, nobody can see or join it…
-        app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token)).await.expect_problem(404, "not_found");
-        app.post(&format!("/api/v1/rooms/{stale}/join"), &json!({}), Some(&guest.token))
+        app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token))
             .await
             .expect_problem(404, "not_found");
+        app.post(
+            &format!("/api/v1/rooms/{stale}/join"),
+            &json!({}),
+            Some(&guest.token),
+        )
+        .await
+        .expect_problem(404, "not_found");
         // …and the pruning worker deletes it, leaving the younger one.
         let pruned = uttt::worker::prune::tick(&app.ctx).await.unwrap();
         assert_eq!(pruned.rooms, 1);
-        app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token)).await.expect(200);
-        app.post(&format!("/api/v1/rooms/{fresh}/join"), &json!({}), Some(&guest.token)).await.expect(200);
+        app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token))
+            .await
+            .expect(200);
+        app.post(
+            &format!("/api/v1/rooms/{fresh}/join"),
+            &json!({}),
+            Some(&guest.token),
+        )
+        .await
+        .expect(200);
         // A joined room does not expire.
         app.time.advance(ttl_ms * 2);
         assert_eq!(uttt::worker::prune::tick(&app.ctx).await.unwrap().rooms, 0);
-        app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token)).await.expect(200);
+        app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token))
+            .await
+            .expect(200);
     }
+}
 
+#[actix_web::test]
+async fn a_room_nobody_joins_expires_and_is_pruned_on_sqlite() {
+    room_expiry(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn a_room_nobody_joins_expires_and_is_pruned_on_postgres() {
+    room_expiry(Backend::Postgres).await;
+}
+
+both_backends! {
     async fn open_rooms_are_capped_per_player(app: TestApp) {
         let host = app.quick_player("roomy").await;
         let mut codes = Vec::new();
@@ -697,10 +736,10 @@ both_backends! {
             }
         };
         // By id: the victim's matches, whatever names exist.
-        assert_eq!(ids(&list(format!("player_id={}", victim.id)).await), [victims.clone()]);
+        assert_eq!(ids(&list(format!("player_id={}", victim.id)).await), std::slice::from_ref(&victims));
         // By name: the player with that name (here the impostor), never an id.
-        assert_eq!(ids(&list(format!("player={}", victim.id)).await), [impostors.clone()]);
-        assert_eq!(ids(&list(format!("player=rival")).await), [victims.clone()]);
+        assert_eq!(ids(&list(format!("player={}", victim.id)).await), [impostors]);
+        assert_eq!(ids(&list("player=rival".to_owned()).await), std::slice::from_ref(&victims));
         // Both: they must agree.
         assert_eq!(ids(&list(format!("player=victim&player_id={}", victim.id)).await), [victims]);
         assert!(ids(&list(format!("player=rival&player_id={}", victim.id)).await).is_empty());
@@ -869,4 +908,167 @@ async fn open_event_streams_are_capped_per_player_on_sqlite() {
 #[actix_web::test]
 async fn open_event_streams_are_capped_per_player_on_postgres() {
     stream_cap(Backend::Postgres).await;
+}
+
+/// Sends raw bytes on a fresh connection and reads until the server closes it.
+async fn raw_exchange(app: &TestApp, request: &[u8]) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = app.address.trim_start_matches("http://");
+    let mut conn = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // The server may refuse before it has read everything we send.
+    let _ = conn.write_all(request).await;
+    let mut out = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(10), conn.read_to_end(&mut out)).await;
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn problem_of(response: &str) -> (u16, serde_json::Value, &str) {
+    let status: u16 = response.split(' ').nth(1).unwrap().parse().unwrap();
+    let (head, body) = response.rsplit_once("\r\n\r\n").unwrap();
+    (status, serde_json::from_str(body).unwrap_or_default(), head)
+}
+
+#[actix_web::test]
+async fn an_over_long_url_gets_a_problem_document_not_a_bare_400() {
+    let app = TestApp::spawn(Backend::Sqlite).await;
+    for len in [100 * 1024, 40 * 1024, 9 * 1024] {
+        let request = format!(
+            "GET /api/v1/players/{} HTTP/1.1\r\nHost: x\r\n\r\n",
+            "a".repeat(len)
+        );
+        let response = raw_exchange(&app, request.as_bytes()).await;
+        let (status, body, head) = problem_of(&response);
+        assert_eq!(status, 414, "{len}: {head}");
+        assert!(
+            head.to_ascii_lowercase()
+                .contains("content-type: application/problem+json"),
+            "{head}"
+        );
+        assert_eq!(body["code"], "uri_too_long");
+        assert_eq!(body["status"], 414);
+    }
+    // On a kept-alive connection: the first request is answered, the long second one refused.
+    let both = format!(
+        "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /{} HTTP/1.1\r\nHost: x\r\n\r\n",
+        "b".repeat(100 * 1024)
+    );
+    let response = raw_exchange(&app, both.as_bytes()).await;
+    assert!(
+        response.starts_with("HTTP/1.1 200"),
+        "{}",
+        &response[..80.min(response.len())]
+    );
+    assert!(response.contains("HTTP/1.1 414 URI Too Long"), "{response}");
+    // Too many headers, or a huge one: 431 headers_too_large.
+    let many: String = (0..120).map(|i| format!("X-H{i}: v\r\n")).collect();
+    let response = raw_exchange(
+        &app,
+        format!("GET /healthz HTTP/1.1\r\n{many}\r\n").as_bytes(),
+    )
+    .await;
+    let (status, body, _) = problem_of(&response);
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (431, Some("headers_too_large"))
+    );
+    // An ordinary request still works, and a URL just under the limit reaches the routes.
+    let near = format!("/api/v1/players/{}", "c".repeat(7 * 1024));
+    app.get(&near, None).await.expect_problem(404, "not_found");
+}
+
+#[actix_web::test]
+async fn metrics_ask_for_their_token_when_one_is_set() {
+    let token = "metrics-token-0123456789";
+    let mut config = TestConfig::new(Backend::Sqlite).unwrap();
+    config.config.metrics_token = Some(token.into());
+    let app = TestApp::start(config).await;
+    app.get("/metrics", None)
+        .await
+        .expect_problem(401, "unauthorized");
+    app.get("/metrics", Some("wrong-token-0123456789"))
+        .await
+        .expect_problem(401, "unauthorized");
+    let player = app.register("metricsfan").await;
+    app.get("/metrics", Some(&player.token))
+        .await
+        .expect_problem(401, "unauthorized");
+    let ok = app.get("/metrics", Some(token)).await;
+    ok.expect(200);
+    assert!(ok.text.contains("uttt_http_requests_total"));
+    // Without a token configured, /metrics stays open (for deployments that fence it at the proxy).
+    let open = TestApp::spawn(Backend::Sqlite).await;
+    open.get("/metrics", None).await.expect(200);
+}
+
+async fn pruning(backend: Backend) {
+    {
+        let Some(mut config) = TestConfig::new(backend) else {
+            return;
+        };
+        // Only the test ticks the pruning worker.
+        config.config.workers = uttt::config::Workers::NONE;
+        let app = TestApp::start(config).await;
+        let p = app.register("pruned").await;
+        let now = chrono::Utc::now().timestamp_millis();
+        // Three stored tokens of a family: two expired (one of them spent), one live.
+        let pid = p.id.clone();
+        app.ctx
+            .db
+            .run(move |conn| -> Result<(), uttt::store::StoreError> {
+                for (i, expires_at) in [now - 1_000, now - 86_400_000].into_iter().enumerate() {
+                    uttt::store::refresh_tokens::insert(
+                        conn,
+                        &uttt::store::refresh_tokens::NewRefreshToken {
+                            id: &format!("old{i}"),
+                            player_id: &pid,
+                            family_id: "old-family",
+                            token_hash: &format!("hash{i}"),
+                            created_at: expires_at - 1_000,
+                            expires_at,
+                        },
+                    )?;
+                }
+                Ok(())
+            })
+            .await
+            .unwrap();
+        let pruned = uttt::worker::prune::tick(&app.ctx).await.unwrap();
+        assert_eq!(pruned.refresh_tokens, 2);
+        assert_eq!(
+            uttt::worker::prune::tick(&app.ctx)
+                .await
+                .unwrap()
+                .refresh_tokens,
+            0,
+            "idempotent"
+        );
+        for i in 0..2 {
+            let hash = format!("hash{i}");
+            let gone = app
+                .ctx
+                .db
+                .run(move |conn| uttt::store::refresh_tokens::by_hash(conn, &hash))
+                .await
+                .unwrap();
+            assert!(gone.is_none());
+        }
+        // The live session is untouched.
+        app.post(
+            "/api/v1/auth/refresh",
+            &json!({"refresh_token": p.refresh}),
+            None,
+        )
+        .await
+        .expect(200);
+    }
+}
+
+#[actix_web::test]
+async fn the_pruning_worker_deletes_expired_refresh_tokens_only_on_sqlite() {
+    pruning(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn the_pruning_worker_deletes_expired_refresh_tokens_only_on_postgres() {
+    pruning(Backend::Postgres).await;
 }
