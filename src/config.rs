@@ -872,6 +872,45 @@ mod tests {
         );
     }
 
+    /// The `UTTT_*` names quoted in `text`.
+    fn variables_in(text: &str) -> std::collections::BTreeSet<String> {
+        text.match_indices("UTTT_")
+            .map(|(i, _)| {
+                text[i..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                    .collect::<String>()
+            })
+            .filter(|name| name.len() > "UTTT_".len() && !name.ends_with('_'))
+            .collect()
+    }
+
+    #[test]
+    fn every_variable_is_in_the_readme_table_and_compose_sets_only_known_ones() {
+        let code = variables_in(include_str!("config.rs"));
+        let readme = include_str!("../README.md");
+        let table: String = readme
+            .lines()
+            .skip_while(|l| !l.starts_with("## Configuration"))
+            .take_while(|l| !l.starts_with("## API overview"))
+            .filter(|l| l.starts_with("| `"))
+            .map(|l| l.split('|').nth(1).unwrap_or_default())
+            .collect();
+        let documented = variables_in(&table);
+        for name in &code {
+            assert!(
+                documented.contains(name),
+                "{name} is missing from the README's configuration table"
+            );
+        }
+        for name in variables_in(include_str!("../docker-compose.yml")) {
+            assert!(
+                code.contains(&name),
+                "docker-compose.yml sets {name}, which the server does not read"
+            );
+        }
+    }
+
     #[test]
     fn a_bad_value_names_the_variable() {
         let err = config(&[("UTTT_ACCESS_TOKEN_TTL_SECS", "soon")]).unwrap_err();
