@@ -81,7 +81,8 @@ pub fn by_username(
 
 /// Locks the player's row until the transaction ends, so that per-player
 /// caps (count, then insert) hold under concurrent requests: `SELECT … FOR
-/// UPDATE` on PostgreSQL; on SQLite the immediate transaction already holds
+/// NO KEY UPDATE` on PostgreSQL (which does not hold up inserts that merely
+/// reference the player); on SQLite the immediate transaction already holds
 /// the database's write lock.
 ///
 /// # Errors
@@ -91,7 +92,7 @@ pub fn lock(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
         players::table
             .find(id)
             .select(players::id)
-            .for_update()
+            .for_no_key_update()
             .first::<String>(pg)
             .optional()?;
     }
