@@ -31,7 +31,7 @@ rss() { awk '/^VmRSS/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
 DATABASE_URL="postgres://$user@$host:5432/$db" REDIS_URL="$redis" UTTT_REDIS_PREFIX="$prefix" \
   UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" UTTT_JWT_SECRET="load-test-secret-0123456789abcdef" \
   UTTT_REGISTER_LIMIT_PER_ADDRESS=1000000 UTTT_LOGIN_LIMIT_PER_ADDRESS=1000000 \
-  UTTT_LOGIN_LIMIT_PER_USERNAME=1000000 RUST_LOG=warn target/release/uttt serve >"$data/server.log" 2>&1 &
+  UTTT_LOGIN_LIMIT_PER_USERNAME=1000000 UTTT_ROOM_LOOKUPS_PER_ADDRESS=1000000 RUST_LOG=warn target/release/uttt serve >"$data/server.log" 2>&1 &
 server=$!
 cleanup() {
   kill "$server" 2>/dev/null; wait "$server" 2>/dev/null

@@ -17,10 +17,15 @@ cargo build --release --locked --quiet
 port=$(free_port)
 data=$(mktemp -d)
 log="$data/server.log"
-# Generous limits: the fuzzer registers and logs in far more than a person would.
+# Generous rate limits: the fuzzer registers, logs in and looks rooms up far
+# more than a person would (the per-player caps stay at their defaults: their
+# 409s are documented answers too). The access token lives two hours, so it
+# outlasts the run.
 UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" UTTT_JWT_SECRET="schemathesis-secret-0123456789abcdef" \
   UTTT_ACCESS_TOKEN_TTL_SECS=7200 UTTT_REGISTER_LIMIT_PER_ADDRESS=1000000 \
   UTTT_LOGIN_LIMIT_PER_ADDRESS=1000000 UTTT_LOGIN_LIMIT_PER_USERNAME=1000000 \
+  UTTT_LOGIN_CEILING_PER_USERNAME=1000000 UTTT_ROOM_LOOKUPS_PER_PLAYER=1000000 \
+  UTTT_ROOM_LOOKUPS_PER_ADDRESS=1000000 \
   RUST_LOG=warn target/release/uttt serve >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT

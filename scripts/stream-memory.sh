@@ -11,7 +11,9 @@ streams=${1:-2000}
 cargo build --release --locked --quiet --bin uttt
 port=$(free_port)
 data=$(mktemp -d)
-UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" RUST_LOG=warn target/release/uttt serve >"$data/server.log" 2>&1 &
+# One player holds every stream: lift the per-player stream cap.
+UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" UTTT_STREAMS_PER_PLAYER=1000000 \
+  RUST_LOG=warn target/release/uttt serve >"$data/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null; wait $server 2>/dev/null; rm -rf "$data"' EXIT
 wait_ready "http://127.0.0.1:$port" "$data/server.log"

@@ -34,15 +34,172 @@ pub struct RateLimit {
     pub window: Duration,
 }
 
-/// Rate limits on the account endpoints.
+/// Rate limits on the account and room endpoints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimits {
     /// Login attempts per client address.
     pub login_per_address: RateLimit,
-    /// Login attempts per username (slows password guessing spread over many addresses).
+    /// Failed logins per username from one client address; past it that
+    /// address waits for the window, whatever the password.
     pub login_per_username: RateLimit,
+    /// Failed logins per username from every address together; past it only
+    /// addresses with no failure for that name in the window may try.
+    pub login_ceiling_per_username: RateLimit,
     /// Registrations per client address.
     pub register_per_address: RateLimit,
+    /// Room look-ups and joins (`/rooms/{code}`) per player.
+    pub room_lookups_per_player: RateLimit,
+    /// Room look-ups and joins per client address.
+    pub room_lookups_per_address: RateLimit,
+}
+
+/// Caps on what one player may hold open at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlayerCaps {
+    /// Unfinished practice matches (`UTTT_PRACTICE_MATCHES_PER_PLAYER`).
+    pub practice_matches: u32,
+    /// Rooms nobody has joined yet (`UTTT_OPEN_ROOMS_PER_PLAYER`).
+    pub open_rooms: u32,
+    /// Open event streams, on all instances together (`UTTT_STREAMS_PER_PLAYER`).
+    pub streams: u32,
+}
+
+/// Which `X-Forwarded-For` hops are the server's own proxies.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProxyTrust {
+    /// `X-Forwarded-For` is ignored: the client is the peer (`UTTT_TRUST_PROXY=false`).
+    None,
+    /// This many proxies stand in front of the server (`UTTT_TRUSTED_PROXY_HOPS`):
+    /// the client is the address the outermost one appended.
+    Hops(usize),
+    /// Proxies at these addresses (`UTTT_TRUSTED_PROXIES`): the client is the
+    /// rightmost hop that is not one of them.
+    Addresses(Vec<IpNet>),
+}
+
+/// An IP network: an address and a prefix length (`10.0.0.0/8`, `::1/128`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IpNet {
+    addr: std::net::IpAddr,
+    prefix: u8,
+}
+
+impl IpNet {
+    /// Parses `a.b.c.d`, `a.b.c.d/n`, an IPv6 address, or one with `/n`.
+    ///
+    /// # Errors
+    /// A text that is neither.
+    pub fn parse(text: &str) -> Result<IpNet, String> {
+        let text = text.trim();
+        let (addr, prefix) = match text.split_once('/') {
+            Some((a, p)) => (a, Some(p)),
+            None => (text, None),
+        };
+        let addr: std::net::IpAddr = addr
+            .parse()
+            .map_err(|_| format!("`{text}` is not an IP address or CIDR network"))?;
+        let max = if addr.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => max,
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= max)
+                .ok_or_else(|| format!("`{text}`: the prefix length must be 0 to {max}"))?,
+        };
+        Ok(IpNet { addr, prefix })
+    }
+
+    /// Whether `ip` lies in this network (an IPv4-mapped IPv6 address counts as IPv4).
+    pub fn contains(&self, ip: std::net::IpAddr) -> bool {
+        use std::net::IpAddr;
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        match (self.addr, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => {
+                let mask = u32::MAX
+                    .checked_shl(32 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u32::from(net) & mask == u32::from(ip) & mask
+            }
+            (IpAddr::V6(net), IpAddr::V6(ip)) => {
+                let mask = u128::MAX
+                    .checked_shl(128 - u32::from(self.prefix))
+                    .unwrap_or(0);
+                u128::from(net) & mask == u128::from(ip) & mask
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The fewest bytes a JWT secret may have.
+pub const MIN_JWT_SECRET_BYTES: usize = 32;
+
+/// Secrets that are published or guessed first: the one `docker-compose.yml`
+/// used to ship, and the usual placeholders. Compared ignoring case and the
+/// characters `-`, `_`, `.` and spaces.
+const PLACEHOLDER_SECRETS: &[&str] = &[
+    "change-me-to-a-long-random-secret-shared-by-all-instances",
+    "changeme",
+    "secret",
+    "jwtsecret",
+    "password",
+    "yoursecret",
+    "mysecret",
+    "supersecret",
+    "default",
+    "example",
+    "test",
+];
+
+/// Refuses a JWT secret anyone could know or guess: a known placeholder, one
+/// that asks to be changed, one shorter than [`MIN_JWT_SECRET_BYTES`], or one
+/// made of a handful of distinct bytes.
+///
+/// # Errors
+/// A [`ConfigError`] naming `UTTT_JWT_SECRET` and saying how to make a good one.
+pub fn check_jwt_secret(secret: &str) -> Result<(), ConfigError> {
+    const HOW: &str = "set it to a long random value shared by every instance, e.g. the output of `openssl rand -base64 48`";
+    let bad = |why: String| ConfigError {
+        name: "UTTT_JWT_SECRET",
+        message: format!("{why}; {HOW}"),
+    };
+    let normalized: String = secret
+        .chars()
+        .filter(|c| !matches!(c, '-' | '_' | '.' | ' '))
+        .flat_map(char::to_lowercase)
+        .collect();
+    let placeholder = PLACEHOLDER_SECRETS.iter().any(|p| {
+        let p: String = p
+            .chars()
+            .filter(|c| !matches!(c, '-' | '_' | '.' | ' '))
+            .collect();
+        normalized == p
+    }) || ["changeme", "replaceme", "changethis", "yoursecret"]
+        .iter()
+        .any(|p| normalized.contains(p));
+    if placeholder {
+        return Err(bad(
+            "is a published placeholder value: anyone could sign access tokens with it".into(),
+        ));
+    }
+    if secret.len() < MIN_JWT_SECRET_BYTES {
+        return Err(bad(format!(
+            "has {} bytes; it needs at least {MIN_JWT_SECRET_BYTES}",
+            secret.len()
+        )));
+    }
+    let distinct: std::collections::HashSet<u8> = secret.bytes().collect();
+    if distinct.len() < 8 {
+        return Err(bad(format!(
+            "is made of only {} distinct characters",
+            distinct.len()
+        )));
+    }
+    Ok(())
 }
 
 /// A ladder: a rating pool with its own board depth and time control.
@@ -197,6 +354,8 @@ pub struct Workers {
     pub pairing: bool,
     /// Hands dropped players' seats to the CPU.
     pub presence: bool,
+    /// Deletes expired refresh tokens and rooms nobody joined.
+    pub prune: bool,
 }
 
 impl Workers {
@@ -206,6 +365,7 @@ impl Workers {
         cpu: true,
         pairing: true,
         presence: true,
+        prune: true,
     };
     /// No worker.
     pub const NONE: Workers = Workers {
@@ -213,10 +373,11 @@ impl Workers {
         cpu: false,
         pairing: false,
         presence: false,
+        prune: false,
     };
 }
 
-/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`.
+/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`.
 fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
     let Some(text) = text else {
         return Ok(Workers::ALL);
@@ -233,11 +394,12 @@ fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
             "cpu" => set.cpu = true,
             "pairing" => set.pairing = true,
             "presence" => set.presence = true,
+            "prune" => set.prune = true,
             other => {
                 return Err(ConfigError {
                     name: "UTTT_WORKERS",
                     message: format!(
-                        "unknown worker `{other}` (clock, cpu, pairing, presence, all, none)"
+                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, all, none)"
                     ),
                 });
             }
@@ -289,10 +451,18 @@ pub struct Config {
     pub refresh_token_ttl: Duration,
     /// Log format (`UTTT_LOG_FORMAT`: `human` or `json`).
     pub log_format: LogFormat,
-    /// Take the client address from `X-Forwarded-For` (`UTTT_TRUST_PROXY`); only behind a proxy you run.
-    pub trust_proxy: bool,
-    /// Rate limits on register and login.
+    /// Whether and how the client address is taken from `X-Forwarded-For`:
+    /// `UTTT_TRUST_PROXY` (only behind proxies you run), then which hops are
+    /// those proxies (`UTTT_TRUSTED_PROXY_HOPS`, `UTTT_TRUSTED_PROXIES`).
+    pub proxy_trust: ProxyTrust,
+    /// Rate limits on login, registration and room look-ups.
     pub rate_limits: RateLimits,
+    /// What one player may hold open at once.
+    pub caps: PlayerCaps,
+    /// How long a room nobody joined stays open (`UTTT_ROOM_TTL_SECS`).
+    pub room_ttl: Duration,
+    /// The bearer token `/metrics` asks for (`UTTT_METRICS_TOKEN`); `None`: open.
+    pub metrics_token: Option<String>,
     /// Which background workers this instance runs (`UTTT_WORKERS`).
     pub workers: Workers,
     /// HTTP worker threads (`UTTT_HTTP_WORKERS`, default: one per core).
@@ -361,6 +531,42 @@ impl Config {
             })
         };
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        let jwt_secret = get("UTTT_JWT_SECRET");
+        if let Some(secret) = &jwt_secret {
+            check_jwt_secret(secret)?;
+        }
+        let trust_proxy = flag(&get, "UTTT_TRUST_PROXY", false)?;
+        let proxy_trust = match (trust_proxy, get("UTTT_TRUSTED_PROXIES")) {
+            (false, _) => ProxyTrust::None,
+            (true, Some(list)) => ProxyTrust::Addresses(
+                list.split(',')
+                    .filter(|s| !s.trim().is_empty())
+                    .map(IpNet::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|message| ConfigError {
+                        name: "UTTT_TRUSTED_PROXIES",
+                        message,
+                    })?,
+            ),
+            (true, None) => {
+                let hops = number(&get, "UTTT_TRUSTED_PROXY_HOPS", 1)?;
+                ProxyTrust::Hops(
+                    usize::try_from(hops)
+                        .ok()
+                        .filter(|h| (1..=16).contains(h))
+                        .ok_or(ConfigError {
+                            name: "UTTT_TRUSTED_PROXY_HOPS",
+                            message: format!("must be 1 to 16, got {hops}"),
+                        })?,
+                )
+            }
+        };
+        let cap = |name: &'static str, default: u64| -> Result<u32, ConfigError> {
+            u32::try_from(number(&get, name, default)?.max(1)).map_err(|_| ConfigError {
+                name,
+                message: "too large".into(),
+            })
+        };
         Ok(Config {
             bind: get("UTTT_BIND").unwrap_or_else(|| "127.0.0.1:8080".into()),
             data_dir,
@@ -373,7 +579,7 @@ impl Config {
             )?,
             redis_url: get("REDIS_URL"),
             redis_prefix: get("UTTT_REDIS_PREFIX").unwrap_or_else(|| "uttt:".into()),
-            jwt_secret: get("UTTT_JWT_SECRET"),
+            jwt_secret,
             access_token_ttl: Duration::from_secs(number(&get, "UTTT_ACCESS_TOKEN_TTL_SECS", 900)?),
             refresh_token_ttl: Duration::from_secs(number(
                 &get,
@@ -390,11 +596,30 @@ impl Config {
                     });
                 }
             },
-            trust_proxy: flag(&get, "UTTT_TRUST_PROXY", false)?,
+            proxy_trust,
             rate_limits: RateLimits {
                 login_per_address: rate("UTTT_LOGIN_LIMIT_PER_ADDRESS", 30)?,
                 login_per_username: rate("UTTT_LOGIN_LIMIT_PER_USERNAME", 10)?,
+                login_ceiling_per_username: rate("UTTT_LOGIN_CEILING_PER_USERNAME", 100)?,
                 register_per_address: rate("UTTT_REGISTER_LIMIT_PER_ADDRESS", 10)?,
+                room_lookups_per_player: rate("UTTT_ROOM_LOOKUPS_PER_PLAYER", 60)?,
+                room_lookups_per_address: rate("UTTT_ROOM_LOOKUPS_PER_ADDRESS", 120)?,
+            },
+            caps: PlayerCaps {
+                practice_matches: cap("UTTT_PRACTICE_MATCHES_PER_PLAYER", 5)?,
+                open_rooms: cap("UTTT_OPEN_ROOMS_PER_PLAYER", 5)?,
+                streams: cap("UTTT_STREAMS_PER_PLAYER", 10)?,
+            },
+            room_ttl: Duration::from_secs(number(&get, "UTTT_ROOM_TTL_SECS", 3600)?.max(1)),
+            metrics_token: match get("UTTT_METRICS_TOKEN") {
+                Some(token) if token.len() < 16 => {
+                    return Err(ConfigError {
+                        name: "UTTT_METRICS_TOKEN",
+                        message: "needs at least 16 characters (e.g. `openssl rand -hex 24`)"
+                            .into(),
+                    });
+                }
+                other => other,
             },
             workers: workers(get("UTTT_WORKERS"))?,
             drop_grace: Duration::from_millis(number(&get, "UTTT_DROP_GRACE_MS", 20_000)?),
@@ -558,6 +783,163 @@ mod tests {
             config(&[("UTTT_WORKERS", "clock,bogus")]).unwrap_err().name,
             "UTTT_WORKERS"
         );
+    }
+
+    #[test]
+    fn placeholder_short_and_repetitive_jwt_secrets_are_refused() {
+        let compose = "change-me-to-a-long-random-secret-shared-by-all-instances";
+        for bad in [
+            compose,
+            "CHANGE_ME_TO_A_LONG_RANDOM_SECRET_SHARED_BY_ALL_INSTANCES",
+            "changeme",
+            "secret",
+            "please-change-me-before-going-live-0123456789",
+            "0123456789abcdef",
+            &"a".repeat(64),
+            "abababababababababababababababababab",
+        ] {
+            let err = config(&[("UTTT_JWT_SECRET", bad)]).unwrap_err();
+            assert_eq!(err.name, "UTTT_JWT_SECRET", "{bad}");
+            let text = err.to_string();
+            assert!(text.contains("UTTT_JWT_SECRET"), "{text}");
+            assert!(text.contains("openssl rand"), "{text}");
+        }
+        let good = "Qm9vdHN0cmFwcGVkIHNlY3JldCBmb3IgdGhlIHRlc3Rz";
+        assert_eq!(
+            config(&[("UTTT_JWT_SECRET", good)])
+                .unwrap()
+                .jwt_secret
+                .as_deref(),
+            Some(good)
+        );
+        // Unset: the embedded default generates one in the data folder.
+        assert_eq!(config(&[]).unwrap().jwt_secret, None);
+    }
+
+    #[test]
+    fn proxy_trust_is_off_by_default_and_one_hop_when_on() {
+        assert_eq!(config(&[]).unwrap().proxy_trust, ProxyTrust::None);
+        assert_eq!(
+            config(&[("UTTT_TRUSTED_PROXY_HOPS", "2")])
+                .unwrap()
+                .proxy_trust,
+            ProxyTrust::None,
+            "hops mean nothing until the proxy is trusted"
+        );
+        let on = config(&[("UTTT_TRUST_PROXY", "true")]).unwrap();
+        assert_eq!(on.proxy_trust, ProxyTrust::Hops(1));
+        let two = config(&[
+            ("UTTT_TRUST_PROXY", "true"),
+            ("UTTT_TRUSTED_PROXY_HOPS", "2"),
+        ])
+        .unwrap();
+        assert_eq!(two.proxy_trust, ProxyTrust::Hops(2));
+        assert_eq!(
+            config(&[
+                ("UTTT_TRUST_PROXY", "true"),
+                ("UTTT_TRUSTED_PROXY_HOPS", "0")
+            ])
+            .unwrap_err()
+            .name,
+            "UTTT_TRUSTED_PROXY_HOPS"
+        );
+        let list = config(&[
+            ("UTTT_TRUST_PROXY", "true"),
+            ("UTTT_TRUSTED_PROXIES", "10.0.0.0/8, 192.168.1.7,fd00::/8"),
+        ])
+        .unwrap();
+        let ProxyTrust::Addresses(nets) = list.proxy_trust else {
+            panic!("a list of proxies")
+        };
+        assert_eq!(nets.len(), 3);
+        assert_eq!(
+            config(&[
+                ("UTTT_TRUST_PROXY", "true"),
+                ("UTTT_TRUSTED_PROXIES", "10.0.0.0/33")
+            ])
+            .unwrap_err()
+            .name,
+            "UTTT_TRUSTED_PROXIES"
+        );
+    }
+
+    #[test]
+    fn networks_contain_their_addresses_only() {
+        let ip = |s: &str| s.parse::<std::net::IpAddr>().unwrap();
+        let net = IpNet::parse("10.1.0.0/16").unwrap();
+        assert!(net.contains(ip("10.1.200.3")));
+        assert!(!net.contains(ip("10.2.0.1")));
+        assert!(net.contains(ip("::ffff:10.1.0.9")), "IPv4-mapped IPv6");
+        assert!(IpNet::parse("0.0.0.0/0").unwrap().contains(ip("8.8.8.8")));
+        let one = IpNet::parse("192.168.1.7").unwrap();
+        assert!(one.contains(ip("192.168.1.7")) && !one.contains(ip("192.168.1.8")));
+        let v6 = IpNet::parse("2001:db8::/32").unwrap();
+        assert!(v6.contains(ip("2001:db8:1::1")) && !v6.contains(ip("2001:db9::1")));
+        assert!(!v6.contains(ip("10.0.0.1")));
+        assert!(IpNet::parse("nonsense").is_err());
+        assert!(IpNet::parse("::1/129").is_err());
+    }
+
+    #[test]
+    fn caps_and_limits_have_documented_defaults() {
+        let c = config(&[]).unwrap();
+        assert_eq!(
+            c.caps,
+            PlayerCaps {
+                practice_matches: 5,
+                open_rooms: 5,
+                streams: 10
+            }
+        );
+        assert_eq!(c.room_ttl, Duration::from_secs(3600));
+        assert_eq!(c.rate_limits.login_per_username.limit, 10);
+        assert_eq!(c.rate_limits.login_ceiling_per_username.limit, 100);
+        assert_eq!(c.rate_limits.room_lookups_per_player.limit, 60);
+        assert_eq!(c.rate_limits.room_lookups_per_address.limit, 120);
+        assert_eq!(c.metrics_token, None);
+        assert_eq!(
+            config(&[("UTTT_METRICS_TOKEN", "short")]).unwrap_err().name,
+            "UTTT_METRICS_TOKEN"
+        );
+    }
+
+    /// The `UTTT_*` names quoted in `text`.
+    fn variables_in(text: &str) -> std::collections::BTreeSet<String> {
+        text.match_indices("UTTT_")
+            .map(|(i, _)| {
+                text[i..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                    .collect::<String>()
+            })
+            .filter(|name| name.len() > "UTTT_".len() && !name.ends_with('_'))
+            .collect()
+    }
+
+    #[test]
+    fn every_variable_is_in_the_readme_table_and_compose_sets_only_known_ones() {
+        let code = variables_in(include_str!("config.rs"));
+        let readme = include_str!("../README.md");
+        let table: String = readme
+            .lines()
+            .skip_while(|l| !l.starts_with("## Configuration"))
+            .take_while(|l| !l.starts_with("## API overview"))
+            .filter(|l| l.starts_with("| `"))
+            .map(|l| l.split('|').nth(1).unwrap_or_default())
+            .collect();
+        let documented = variables_in(&table);
+        for name in &code {
+            assert!(
+                documented.contains(name),
+                "{name} is missing from the README's configuration table"
+            );
+        }
+        for name in variables_in(include_str!("../docker-compose.yml")) {
+            assert!(
+                code.contains(&name),
+                "docker-compose.yml sets {name}, which the server does not read"
+            );
+        }
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod cpu;
+pub mod data_dir;
 pub mod http;
 pub mod ids;
 pub mod metrics;

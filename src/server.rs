@@ -6,13 +6,16 @@ use std::net::{SocketAddr, TcpListener};
 use std::path::Path;
 use std::sync::Arc;
 
-use actix_web::{HttpServer, web};
+use actix_web::web;
+
+use crate::http::head_limits::Guarded;
 use anyhow::Context as _;
 
 use crate::broker::SharedBroker;
 use crate::broker::memory::MemoryBroker;
 use crate::broker::redis::RedisBroker;
-use crate::config::Config;
+use crate::config::{Config, DatabaseConfig};
+use crate::data_dir;
 use crate::metrics::Metrics;
 use crate::service::Context;
 use crate::service::passwords::Passwords;
@@ -41,6 +44,16 @@ pub struct Bound {
 /// # Errors
 /// The database cannot be migrated, Redis cannot be reached, or the secret cannot be read or written.
 pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Result<Context> {
+    // A configuration built in code skips `Config::from_env`'s check.
+    if let Some(secret) = &config.jwt_secret {
+        crate::config::check_jwt_secret(secret)?;
+    }
+    let uses_data_dir = config.jwt_secret.is_none()
+        || matches!(&config.database, DatabaseConfig::Sqlite(path) if path.starts_with(&config.data_dir));
+    if uses_data_dir {
+        data_dir::ensure_private_dir(&config.data_dir)
+            .with_context(|| format!("preparing the data folder {}", config.data_dir.display()))?;
+    }
     let db = Db::new(&config.database, config.db_pool_size)?;
     let migrator = db.clone();
     let applied = tokio::task::spawn_blocking(move || migrator.migrate())
@@ -79,22 +92,56 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
 
 /// Binds the HTTP server for `ctx` on its configured address.
 ///
+/// This is what `actix_web::HttpServer` does (same timeouts), assembled by
+/// hand so each connection is read through [`Guarded`]: request heads over
+/// the limits get a problem+json answer instead of actix-http's bare 400.
+///
 /// # Errors
 /// The address cannot be bound.
 pub fn bind(ctx: Context) -> anyhow::Result<Bound> {
+    use actix_service::ServiceFactoryExt as _;
     let listener = TcpListener::bind(&ctx.config.bind)
         .with_context(|| format!("binding {}", ctx.config.bind))?;
     let addr = listener.local_addr()?;
     let data = web::Data::new(ctx.clone());
     // Signals are handled by `serve_until_signal`, so streams and workers can be told first.
-    let server = HttpServer::new(move || crate::http::app(data.clone()))
+    let builder = actix_server::Server::build()
         .workers(ctx.config.http_workers)
         .disable_signals()
-        // A client that closes its side closes the connection: an event
-        // stream then ends at once, and with it the player's presence lease.
-        .h1_allow_half_closed(false)
         .shutdown_timeout(SHUTDOWN_GRACE_SECS)
-        .listen(listener)?
+        .backlog(1024);
+    let shutdown = builder.graceful_shutdown_signal();
+    let server = builder
+        .listen("uttt-http", listener, move || {
+            let shutdown = shutdown.clone();
+            let app = actix_service::map_config(
+                actix_service::IntoServiceFactory::into_factory(crate::http::app(data.clone()))
+                    .map_err(|err: actix_web::Error| err.error_response()),
+                |()| actix_web::dev::AppConfig::default(),
+            );
+            let http = actix_http::HttpService::build()
+                .graceful_shutdown_signal(move || {
+                    let signal = shutdown.clone();
+                    async move { signal.notified().await }
+                })
+                .keep_alive(actix_http::KeepAlive::default())
+                .client_request_timeout(std::time::Duration::from_secs(5))
+                .client_disconnect_timeout(std::time::Duration::from_secs(1))
+                // A client that closes its side closes the connection: an event
+                // stream then ends at once, and with it the player's presence lease.
+                .h1_allow_half_closed(false)
+                .local_addr(addr)
+                .h1(app);
+            actix_service::fn_service(|io: actix_web::rt::net::TcpStream| {
+                let peer = io.peer_addr().ok();
+                let _ = io.set_nodelay(true);
+                std::future::ready(Ok::<_, actix_http::error::DispatchError>((
+                    Guarded::new(io),
+                    peer,
+                )))
+            })
+            .and_then(http)
+        })?
         .run();
     crate::worker::start(&ctx);
     tracing::info!(%addr, "listening");
@@ -126,17 +173,19 @@ pub async fn serve_until_signal(bound: Bound) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Reads the secret kept in the data folder, or makes one.
-fn generated_secret(data_dir: &Path) -> anyhow::Result<String> {
-    let path = data_dir.join(SECRET_FILE);
+/// Reads the secret kept in the data folder (narrowing its mode to 0600 if
+/// it was wider), or makes one.
+fn generated_secret(dir: &Path) -> anyhow::Result<String> {
+    let path = dir.join(SECRET_FILE);
     if let Ok(text) = std::fs::read_to_string(&path) {
         let secret = text.trim().to_owned();
-        if secret.len() >= 32 {
+        if crate::config::check_jwt_secret(&secret).is_ok() {
+            data_dir::ensure_private_file(&path)
+                .with_context(|| format!("narrowing the mode of {}", path.display()))?;
             return Ok(secret);
         }
     }
-    std::fs::create_dir_all(data_dir)
-        .with_context(|| format!("creating {}", data_dir.display()))?;
+    data_dir::ensure_private_dir(dir).with_context(|| format!("creating {}", dir.display()))?;
     let secret = crate::ids::secret(48);
     write_private(&path, &secret).with_context(|| format!("writing {}", path.display()))?;
     tracing::warn!(
@@ -156,7 +205,9 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
         use std::os::unix::fs::OpenOptionsExt;
         options.mode(0o600);
     }
-    options.open(path)?.write_all(text.as_bytes())
+    options.open(path)?.write_all(text.as_bytes())?;
+    // `mode` only applies to a file it creates: an old one keeps its bits.
+    data_dir::ensure_private_file(path).map(|_| ())
 }
 
 /// A URL with its password replaced, for logs.
@@ -191,6 +242,32 @@ mod tests {
         let second = generated_secret(&dir).unwrap();
         assert_eq!(first, second);
         assert!(first.len() >= 32);
+        #[cfg(unix)]
+        {
+            assert_eq!(data_dir::mode_of(&dir).unwrap(), 0o700);
+            assert_eq!(data_dir::mode_of(&dir.join(SECRET_FILE)).unwrap(), 0o600);
+        }
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_old_secret_file_readable_by_others_is_narrowed_and_a_weak_one_replaced() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("uttt-secret-{}", crate::ids::record_id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(SECRET_FILE);
+        let kept = crate::ids::secret(48);
+        std::fs::write(&path, &kept).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(generated_secret(&dir).unwrap(), kept);
+        assert_eq!(data_dir::mode_of(&path).unwrap(), 0o600);
+        // A weak one (too short) is replaced, and the new file is private too.
+        std::fs::write(&path, "short").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let fresh = generated_secret(&dir).unwrap();
+        assert_ne!(fresh, "short");
+        assert_eq!(data_dir::mode_of(&path).unwrap(), 0o600);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

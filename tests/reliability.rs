@@ -151,6 +151,8 @@ fn server_env(db: &str, redis: &str, prefix: &str, dir: &Path) -> Vec<(String, S
         ("UTTT_MM_WINDOW_START", "5000".to_owned()),
         ("UTTT_REGISTER_LIMIT_PER_ADDRESS", "100000".to_owned()),
         ("UTTT_LOGIN_LIMIT_PER_ADDRESS", "100000".to_owned()),
+        // One spectator watches every match on both instances.
+        ("UTTT_STREAMS_PER_PLAYER", "100".to_owned()),
         ("UTTT_HTTP_WORKERS", "2".to_owned()),
         ("RUST_LOG", "warn".to_owned()),
     ]

@@ -9,7 +9,7 @@ use futures_util::future::BoxFuture;
 use super::hub::Hub;
 use super::{
     BrokerResult, Cancelled, Enqueued, Health, Locks, MatchQueue, Presence, PresenceRecord, PubSub,
-    RateDecision, RateLimiter, Subscription, Ticket, TicketStatus,
+    RateDecision, RateLimiter, Slots, Subscription, Ticket, TicketStatus,
 };
 
 /// Windows are swept once this many counters are held.
@@ -26,6 +26,7 @@ pub struct MemoryBroker {
     marks: Mutex<HashMap<String, (String, Instant)>>,
     queue: Mutex<QueueState>,
     locks: Mutex<HashMap<String, (String, Instant)>>,
+    slots: Mutex<HashMap<String, HashMap<String, Instant>>>,
     restored: std::sync::atomic::AtomicBool,
 }
 
@@ -90,6 +91,16 @@ impl RateLimiter for MemoryBroker {
             RateDecision::Allowed
         };
         Box::pin(async move { Ok(decision) })
+    }
+
+    fn peek<'a>(&'a self, key: &'a str) -> BoxFuture<'a, BrokerResult<Option<(u32, Duration)>>> {
+        let now = Instant::now();
+        let windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
+        let found = windows
+            .get(key)
+            .filter(|(_, ends)| *ends > now)
+            .map(|(count, ends)| (*count, *ends - now));
+        Box::pin(async move { Ok(found) })
     }
 }
 
@@ -390,6 +401,44 @@ impl Locks for MemoryBroker {
         let mut locks = self.locks.lock().unwrap_or_else(|p| p.into_inner());
         if locks.get(name).is_some_and(|(holder, _)| holder == token) {
             locks.remove(name);
+        }
+        Box::pin(async { Ok(()) })
+    }
+}
+
+impl Slots for MemoryBroker {
+    fn acquire<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        cap: u32,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<bool>> {
+        let now = Instant::now();
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        if slots.len() >= SWEEP_AT {
+            slots.retain(|_, set| set.values().any(|ends| *ends > now));
+        }
+        let set = slots.entry(key.to_owned()).or_default();
+        set.retain(|_, ends| *ends > now);
+        let held = set.contains_key(member) || set.len() < cap as usize;
+        if held {
+            set.insert(member.to_owned(), now + ttl);
+        }
+        Box::pin(async move { Ok(held) })
+    }
+
+    fn release_slot<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+    ) -> BoxFuture<'a, BrokerResult<()>> {
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(set) = slots.get_mut(key) {
+            set.remove(member);
+            if set.is_empty() {
+                slots.remove(key);
+            }
         }
         Box::pin(async { Ok(()) })
     }

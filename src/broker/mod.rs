@@ -55,6 +55,10 @@ pub trait RateLimiter: Send + Sync {
         limit: u32,
         window: Duration,
     ) -> BoxFuture<'a, BrokerResult<RateDecision>>;
+
+    /// What `key` counts in its current window and how long the window has
+    /// left, without counting anything; `None` when no window is open.
+    fn peek<'a>(&'a self, key: &'a str) -> BoxFuture<'a, BrokerResult<Option<(u32, Duration)>>>;
 }
 
 /// Publish/subscribe of events to every instance.
@@ -112,6 +116,24 @@ pub trait Presence: Send + Sync {
     ) -> BoxFuture<'a, BrokerResult<Vec<PresenceRecord>>>;
 }
 
+/// Bounded sets of leased slots, shared by all instances: an event stream
+/// holds a slot of its player's set while it is open, renewing the lease as
+/// it goes, so a crashed instance's slots free themselves when their leases end.
+pub trait Slots: Send + Sync {
+    /// Takes (or renews) the slot `member` of set `key` for `ttl`, unless the
+    /// set already holds `cap` live slots; returns whether it holds it now.
+    fn acquire<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        cap: u32,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<bool>>;
+    /// Gives the slot `member` of set `key` back.
+    fn release_slot<'a>(&'a self, key: &'a str, member: &'a str)
+    -> BoxFuture<'a, BrokerResult<()>>;
+}
+
 /// Liveness of the broker itself.
 pub trait Health: Send + Sync {
     /// Checks that the broker answers.
@@ -121,9 +143,9 @@ pub trait Health: Send + Sync {
 }
 
 /// The whole broker trait set, as one object.
-pub trait Broker: RateLimiter + PubSub + Presence + MatchQueue + Locks + Health {}
+pub trait Broker: RateLimiter + PubSub + Presence + MatchQueue + Locks + Slots + Health {}
 
-impl<T: RateLimiter + PubSub + Presence + MatchQueue + Locks + Health> Broker for T {}
+impl<T: RateLimiter + PubSub + Presence + MatchQueue + Locks + Slots + Health> Broker for T {}
 
 /// A shared broker.
 pub type SharedBroker = Arc<dyn Broker>;

@@ -17,7 +17,7 @@ use redis::{AsyncCommands, Script};
 use super::hub::Hub;
 use super::{
     BrokerError, BrokerResult, Health, Notice, Presence, PresenceRecord, PubSub, RateDecision,
-    RateLimiter, Subscription,
+    RateLimiter, Slots, Subscription,
 };
 
 /// Counts a hit and starts the window on the first one, atomically.
@@ -67,6 +67,20 @@ end
 return out
 ";
 
+/// Takes or renews a slot of a bounded set (a sorted set scored by lease
+/// end, on the server's clock), dropping ended leases first.
+const SLOT_SCRIPT: &str = r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1
+";
+
 /// A broker on Redis.
 #[derive(Clone)]
 pub struct RedisBroker {
@@ -77,6 +91,7 @@ pub struct RedisBroker {
     seen_script: Arc<Script>,
     hold_script: Arc<Script>,
     presence_script: Arc<Script>,
+    slot_script: Arc<Script>,
 }
 
 impl std::fmt::Debug for RedisBroker {
@@ -147,6 +162,7 @@ impl RedisBroker {
             seen_script: Arc::new(Script::new(SEEN_SCRIPT)),
             hold_script: Arc::new(Script::new(HOLD_SCRIPT)),
             presence_script: Arc::new(Script::new(PRESENCE_SCRIPT)),
+            slot_script: Arc::new(Script::new(SLOT_SCRIPT)),
         }))
     }
 
@@ -213,6 +229,26 @@ impl RateLimiter for RedisBroker {
                 }
             } else {
                 RateDecision::Allowed
+            })
+        })
+    }
+
+    fn peek<'a>(&'a self, key: &'a str) -> BoxFuture<'a, BrokerResult<Option<(u32, Duration)>>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let full = self.key(&format!("rl:{key}"));
+            let (count, ttl): (Option<u64>, i64) = redis::pipe()
+                .atomic()
+                .get(&full)
+                .pttl(&full)
+                .query_async(&mut conn)
+                .await?;
+            Ok(match (count, u64::try_from(ttl)) {
+                (Some(n), Ok(ms)) if ms > 0 => Some((
+                    u32::try_from(n).unwrap_or(u32::MAX),
+                    Duration::from_millis(ms),
+                )),
+                _ => None,
             })
         })
     }
@@ -343,6 +379,42 @@ impl Presence for RedisBroker {
                     leased: pair.get(1).copied().flatten().unwrap_or(0) > 0,
                 })
                 .collect())
+        })
+    }
+}
+
+impl Slots for RedisBroker {
+    fn acquire<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+        cap: u32,
+        ttl: Duration,
+    ) -> BoxFuture<'a, BrokerResult<bool>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let held: i64 = self
+                .slot_script
+                .key(self.key(&format!("slots:{key}")))
+                .arg(member)
+                .arg(cap)
+                .arg(ttl_ms)
+                .invoke_async(&mut conn)
+                .await?;
+            Ok(held == 1)
+        })
+    }
+
+    fn release_slot<'a>(
+        &'a self,
+        key: &'a str,
+        member: &'a str,
+    ) -> BoxFuture<'a, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let _: i64 = conn.zrem(self.key(&format!("slots:{key}")), member).await?;
+            Ok(())
         })
     }
 }

@@ -40,8 +40,8 @@ const MAX_PARAMS: usize = 60_000;
 
 struct Batch {
     matches: Vec<MatchRow>,
-    /// `(match, seat, player, created_at)` of every seated player.
-    seats: Vec<(String, &'static str, String, i64)>,
+    /// `(match, seat, player, created_at, mode)` of every seated player (all finished).
+    seats: Vec<(String, &'static str, String, i64, String)>,
     moves: Vec<MoveRow>,
     changes: Vec<RatingChangeRow>,
 }
@@ -63,15 +63,16 @@ fn write(conn: &mut DbConnection, batch: &Batch) -> anyhow::Result<()> {
                 insert_chunked(&batch.matches, 30, |rows| {
                     diesel::insert_into(matches::table).values(rows).execute(c)
                 })?;
-                insert_chunked(&batch.seats, 4, |rows| {
+                insert_chunked(&batch.seats, 5, |rows| {
                     let values: Vec<_> = rows
                         .iter()
-                        .map(|(m, seat, p, at)| {
+                        .map(|(m, seat, p, at, mode)| {
                             (
                                 match_players::match_id.eq(m),
                                 match_players::seat.eq(*seat),
                                 match_players::player_id.eq(p),
                                 match_players::created_at.eq(*at),
+                                match_players::mode.eq(mode),
                             )
                         })
                         .collect();
@@ -263,9 +264,13 @@ pub fn run(
             }
             for (seat, player) in [("x", &row.x_player_id), ("o", &row.o_player_id)] {
                 if let Some(player) = player {
-                    batch
-                        .seats
-                        .push((row.id.clone(), seat, player.clone(), row.created_at));
+                    batch.seats.push((
+                        row.id.clone(),
+                        seat,
+                        player.clone(),
+                        row.created_at,
+                        row.mode.clone(),
+                    ));
                 }
             }
             batch.matches.push(row);

@@ -90,7 +90,7 @@ impl From<Session> for SessionBody {
 }
 
 fn ctx_address(ctx: &Context, req: &HttpRequest) -> String {
-    client_address(req, ctx.config.trust_proxy)
+    client_address(req, &ctx.config.proxy_trust)
 }
 
 /// Create an account and log in.

@@ -22,8 +22,10 @@ use crate::time::parse_rfc3339;
 #[derive(Debug, Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct HistoryFilters {
-    /// A seated player: username (any case) or id.
+    /// A seated player, by username (any case). Only a username: ids go in `player_id`.
     pub player: Option<String>,
+    /// A seated player, by id. With `player` as well, both must name the same player.
+    pub player_id: Option<String>,
     /// Ladder id.
     pub ladder: Option<String>,
     /// `ranked`, `casual` or `practice`.
@@ -70,7 +72,7 @@ fn time(query: &QueryParams, name: &str, errors: &mut Vec<FieldError>) -> Option
     parsed
 }
 
-/// Parses the history filters, resolving `player` to an id.
+/// Parses the history filters, resolving the username of `player` to an id.
 async fn filters(
     ctx: &Context,
     query: &QueryParams,
@@ -110,16 +112,33 @@ async fn filters(
     {
         errors.push(FieldError::new("to", "must not be before `from`"));
     }
-    if let Some(player) = query.get("player") {
-        if (1..=64).contains(&player.len()) {
-            filter.player_id = Some(admin::resolve_player(ctx, player.to_owned()).await?);
-        } else {
-            errors.push(FieldError::new(
-                "player",
-                "must be a username or a player id",
-            ));
-        }
+    // Names and ids are separate filters: a username may look like an id.
+    let by_id = query.get("player_id").map(str::to_owned);
+    if by_id
+        .as_deref()
+        .is_some_and(|id| !(1..=64).contains(&id.len()))
+    {
+        errors.push(FieldError::new("player_id", "must be a player id"));
     }
+    let by_name = match query.get("player") {
+        Some(name) if (1..=64).contains(&name.len()) => {
+            // An unknown name matches nobody (no player has an empty id).
+            Some(
+                admin::resolve_username(ctx, name.to_owned())
+                    .await?
+                    .unwrap_or_default(),
+            )
+        }
+        Some(_) => {
+            errors.push(FieldError::new("player", "must be a username"));
+            None
+        }
+        None => None,
+    };
+    filter.player_id = match (by_name, by_id) {
+        (Some(a), Some(b)) if a != b => Some(String::new()),
+        (a, b) => a.or(b),
+    };
     Ok(filter)
 }
 

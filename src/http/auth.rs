@@ -6,12 +6,19 @@ use actix_web::{FromRequest, HttpRequest, web};
 use futures_util::future::LocalBoxFuture;
 
 use super::problem::Problem;
+use crate::config::ProxyTrust;
 use crate::service::accounts::{self, Player, Role};
+use crate::service::tokens::Claims;
 use crate::service::{Context, Error};
 
 /// The player who sent the request (a valid bearer token of an existing player).
 #[derive(Debug, Clone)]
 pub struct Authenticated(pub Player);
+
+/// The player who sent the request with the claims of their token (its
+/// session and expiry), for event streams.
+#[derive(Debug, Clone)]
+pub struct AuthenticatedSession(pub Player, pub Claims);
 
 /// An authenticated player with the `admin` role (403 for anyone else).
 #[derive(Debug, Clone)]
@@ -60,6 +67,22 @@ impl FromRequest for Authenticated {
     }
 }
 
+impl FromRequest for AuthenticatedSession {
+    type Error = Problem;
+    type Future = LocalBoxFuture<'static, Result<Self, Problem>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let token = bearer_token(req);
+        let ctx = context(req);
+        Box::pin(async move {
+            let ctx = ctx?;
+            let token = token.ok_or(Error::Unauthorized("a bearer access token is required"))?;
+            let (player, claims) = accounts::authenticate_session(&ctx, &token).await?;
+            Ok(AuthenticatedSession(player, claims))
+        })
+    }
+}
+
 impl FromRequest for Admin {
     type Error = Problem;
     type Future = LocalBoxFuture<'static, Result<Self, Problem>>;
@@ -77,13 +100,15 @@ impl FromRequest for Admin {
     }
 }
 
-/// The client's address, for rate limiting: the peer address, or the first
-/// `X-Forwarded-For` hop when the server is configured to trust its proxy.
-pub fn client_address(req: &HttpRequest, trust_proxy: bool) -> String {
-    if trust_proxy && let Some(addr) = req.connection_info().realip_remote_addr() {
-        return addr.to_owned();
-    }
-    req.peer_addr()
-        .map(|a| a.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
+/// The client's address as a rate-limit key: the peer address, or behind the
+/// server's own proxies the hop they appended to `X-Forwarded-For` (see
+/// [`client_ip`](super::middleware::client_ip)); an IPv6 address counts as its /64.
+pub fn client_address(req: &HttpRequest, trust: &ProxyTrust) -> String {
+    let forwarded: Vec<&str> = req
+        .headers()
+        .get_all("x-forwarded-for")
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    super::middleware::client_ip(req.peer_addr().map(|a| a.ip()), &forwarded, trust)
+        .map_or_else(|| "unknown".into(), super::middleware::rate_key)
 }

@@ -5,6 +5,11 @@
 //! every change, whichever instance made it. Comments keep proxies from
 //! closing an idle stream. An open stream of a seated player holds a lease on
 //! their seat for as long as it is open (`service::matches::presence`).
+//!
+//! Every stream also ends when the access token that opened it expires (with
+//! `retry`, so the client reconnects with a fresh token) or its session is
+//! revoked (event `session_revoked`), and holds one of the player's stream
+//! slots while open (see [`StreamGuard`]).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -14,8 +19,9 @@ use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, web};
 use futures_util::stream;
 
-use super::auth::Authenticated;
+use super::auth::AuthenticatedSession;
 use super::problem::{Problem, ProblemBody};
+use super::stream_guard::StreamGuard;
 use crate::broker::{Notice, Subscription};
 use crate::service::FieldError;
 use crate::service::accounts::Player;
@@ -90,6 +96,7 @@ struct MatchStream {
     pending: VecDeque<Bytes>,
     keep_alive: tokio::time::Interval,
     closing: bool,
+    guard: StreamGuard,
 }
 
 /// Sent before a stream closes for a shutdown: reconnect in a second.
@@ -119,6 +126,11 @@ impl MatchStream {
                     // The instance is going away: ask the client to reconnect soon (to another instance).
                     self.closing = true;
                     return Some(Bytes::from_static(SHUTDOWN_FRAME));
+                }
+                // The token expired or the session was revoked.
+                frame = self.guard.ended() => {
+                    self.closing = true;
+                    return Some(frame);
                 }
                 notice = matches::next_notice(&mut self.subscription) => match notice? {
                     Notice::Message(payload) => {
@@ -156,20 +168,23 @@ impl MatchStream {
     ),
     responses(
         (status = 200, description = "Events `state` (data: the match state; id: its version), and keep-alive comments", content_type = "text/event-stream", body = ServerSentEvent),
-        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 401, description = "`unauthorized` (also when the token's session was ended)", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: `Last-Event-ID` is not a version", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: the player already has the most open event streams allowed (`UTTT_STREAMS_PER_PLAYER`, default 10)", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 #[get("/{id}/events")]
 pub async fn match_events(
     ctx: web::Data<Context>,
-    Authenticated(viewer): Authenticated,
+    AuthenticatedSession(viewer, claims): AuthenticatedSession,
     id: web::Path<String>,
     req: HttpRequest,
 ) -> Result<HttpResponse, Problem> {
     let id = id.into_inner();
     let sent = last_event_id(&req)?;
+    let guard = StreamGuard::open(&ctx, &viewer.id, &claims).await?;
     let feed = matches::open_feed(&ctx, &viewer, id.clone()).await?;
     let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
     keep_alive.reset();
@@ -183,6 +198,7 @@ pub async fn match_events(
         pending: VecDeque::from([Bytes::from(format!("retry: {RETRY_MS}\n\n"))]),
         keep_alive,
         closing: false,
+        guard,
     };
     state.push_state(&feed.initial);
     let body = stream::unfold(state, |mut s| async move {
@@ -195,21 +211,26 @@ pub async fn match_events(
 /// The logged-in player's own events: `match_found` (data: `{match_id, seat, …}`)
 /// when matchmaking pairs them (with `ladder` and `ticket_id`) or a room's game
 /// starts (with `room_code`); `resync` when events may have been lost (re-read
-/// tickets and matches). An open stream also keeps a queued ticket alive.
+/// tickets and matches); `session_revoked` just before the stream ends
+/// because the session was logged out or revoked. An open stream also keeps
+/// a queued ticket alive.
 #[utoipa::path(
     tag = "matchmaking",
     security(("bearer" = [])),
     params(("access_token" = Option<String>, Query, description = "The access token, for clients that cannot set headers")),
     responses(
         (status = 200, description = "Events named after what happened, JSON data", content_type = "text/event-stream", body = ServerSentEvent),
-        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 401, description = "`unauthorized` (also when the token's session was ended)", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: the player already has the most open event streams allowed (`UTTT_STREAMS_PER_PLAYER`, default 10)", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 #[get("/me/events")]
 pub async fn my_events(
     ctx: web::Data<Context>,
-    Authenticated(player): Authenticated,
+    AuthenticatedSession(player, claims): AuthenticatedSession,
 ) -> Result<HttpResponse, Problem> {
+    let guard = StreamGuard::open(&ctx, &player.id, &claims).await?;
     let subscription = events::subscribe(&ctx, &player.id).await?;
     let mut keep_alive =
         tokio::time::interval(KEEP_ALIVE.min(ctx.config.matchmaking.abandon_after / 3));
@@ -221,6 +242,7 @@ pub async fn my_events(
         first: Some(Bytes::from(format!("retry: {RETRY_MS}\n\n"))),
         keep_alive,
         closing: false,
+        guard,
     };
     let body = stream::unfold(state, |mut s| async move {
         let bytes = s.next().await?;
@@ -236,6 +258,7 @@ struct PlayerStream {
     first: Option<Bytes>,
     keep_alive: tokio::time::Interval,
     closing: bool,
+    guard: StreamGuard,
 }
 
 impl PlayerStream {
@@ -251,6 +274,11 @@ impl PlayerStream {
                 () = self.ctx.shutdown.wait() => {
                     self.closing = true;
                     return Some(Bytes::from_static(SHUTDOWN_FRAME));
+                }
+                // The token expired or the session was revoked.
+                frame = self.guard.ended() => {
+                    self.closing = true;
+                    return Some(frame);
                 }
                 notice = matches::next_notice(&mut self.subscription) => match notice? {
                     Notice::Message(payload) => {

@@ -124,6 +124,7 @@ pub fn parse_time_control(
         (status = 201, description = "The new match", body = MatchState),
         (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`too_many_practice_matches`: the player already has the most unfinished practice matches allowed (`UTTT_PRACTICE_MATCHES_PER_PLAYER`, default 5); finish or resign one", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]

@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod admin;
 pub mod auth;
 pub mod events;
+pub mod head_limits;
 pub mod json;
 pub mod ladders;
 pub mod matches;
@@ -16,6 +17,7 @@ pub mod problem;
 pub mod query;
 pub mod rooms;
 mod routes_table;
+pub mod stream_guard;
 pub mod web;
 
 use std::time::Instant;

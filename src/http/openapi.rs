@@ -21,9 +21,13 @@ use utoipa::{Modify, OpenApi};
                        | 404 | `not_found` | no such resource |\n\
                        | 405 | `method_not_allowed` | see the `Allow` header |\n\
                        | 409 | `username_taken` | the name exists, ignoring case |\n\
+                       | 409 | `too_many_practice_matches` | the player has the most unfinished practice matches allowed |\n\
+                       | 409 | `too_many_open_rooms` | the player has the most rooms nobody joined yet allowed |\n\
                        | 413 | `payload_too_large` | the body is over 16 KiB |\n\
+                       | 414 | `uri_too_long` | the request line is over 8 KiB (any path) |\n\
                        | 422 | `validation_failed` | see `errors`: a list of `{field, message}` |\n\
-                       | 429 | `rate_limited` | see the `Retry-After` header |\n\
+                       | 429 | `rate_limited` | see the `Retry-After` header (logins, registrations, room look-ups, open event streams) |\n\
+                       | 431 | `headers_too_large` | the request head is over 64 KiB or has over 96 headers (any path) |\n\
                        | 500 | `internal` | a bug; details are logged, never sent |\n\
                        | 503 | `unavailable` | the database or Redis is down; retry |",
         license(name = "MIT"),

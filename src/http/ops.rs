@@ -1,11 +1,11 @@
 //! Operations endpoints: liveness, readiness, metrics.
 
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpRequest, HttpResponse, get, web};
 use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::problem::{Problem, ProblemBody};
-use crate::service::Context;
+use crate::service::{Context, Error};
 use actix_web::ResponseError;
 use actix_web::http::StatusCode;
 
@@ -56,11 +56,48 @@ pub async fn readyz(ctx: web::Data<Context>) -> HttpResponse {
     }
 }
 
-/// Prometheus metrics of this instance.
-#[utoipa::path(tag = "operations", responses((status = 200, description = "Prometheus text format", body = String, content_type = "text/plain; version=0.0.4")))]
+/// Whether the request carries `Authorization: Bearer <expected>`, compared
+/// in constant time.
+fn bearer_matches(req: &HttpRequest, expected: &str) -> bool {
+    let Some(given) = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
+    else {
+        return false;
+    };
+    // Compare digests, so neither the length nor a prefix leaks through timing.
+    use sha2::{Digest, Sha256};
+    let (a, b) = (
+        Sha256::digest(given.as_bytes()),
+        Sha256::digest(expected.as_bytes()),
+    );
+    a.iter()
+        .zip(b.iter())
+        .fold(0u8, |acc, (x, y)| acc | (x ^ y))
+        == 0
+}
+
+/// Prometheus metrics of this instance. When the server sets
+/// `UTTT_METRICS_TOKEN`, send it as `Authorization: Bearer <token>`;
+/// otherwise keep `/metrics` behind your proxy.
+#[utoipa::path(tag = "operations", responses(
+    (status = 200, description = "Prometheus text format", body = String, content_type = "text/plain; version=0.0.4"),
+    (status = 401, description = "`unauthorized`: the server requires its metrics token (`UTTT_METRICS_TOKEN`) as a bearer token", body = ProblemBody, content_type = "application/problem+json"),
+))]
 #[get("/metrics")]
-pub async fn metrics(ctx: web::Data<Context>) -> HttpResponse {
-    HttpResponse::Ok()
+pub async fn metrics(ctx: web::Data<Context>, req: HttpRequest) -> Result<HttpResponse, Problem> {
+    if let Some(expected) = &ctx.config.metrics_token
+        && !bearer_matches(&req, expected)
+    {
+        return Err(
+            Error::Unauthorized("/metrics needs the metrics token as a bearer token").into(),
+        );
+    }
+    Ok(HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4")
-        .body(ctx.metrics.render())
+        .body(ctx.metrics.render()))
 }

@@ -1,10 +1,10 @@
 //! `/api/v1/rooms/*`: casual games through a six-character code.
 
-use actix_web::{HttpResponse, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::auth::Authenticated;
+use super::auth::{Authenticated, client_address};
 use super::json::{JsonBody, OptionalJsonBody};
 use super::matches::{parse_depth, parse_time_control};
 use super::problem::{Problem, ProblemBody};
@@ -49,9 +49,10 @@ fn code(path: &str) -> Result<String, Problem> {
     security(("bearer" = [])),
     request_body = CreateRoomBody,
     responses(
-        (status = 201, description = "The room (`match_id` is null until someone joins)", body = RoomState),
+        (status = 201, description = "The room (`match_id` is null until someone joins). A room nobody joins within `UTTT_ROOM_TTL_SECS` (default one hour) expires.", body = RoomState),
         (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`too_many_open_rooms`: the player already has the most rooms nobody joined yet (`UTTT_OPEN_ROOMS_PER_PLAYER`, default 5)", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
@@ -84,16 +85,20 @@ pub async fn create(
     responses(
         (status = 200, description = "The room", body = RoomState),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found` (also a room nobody joined in time)", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many room look-ups by this player or address (`UTTT_ROOM_LOOKUPS_PER_PLAYER`, `UTTT_ROOM_LOOKUPS_PER_ADDRESS`)", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 #[get("/{code}")]
 pub async fn get_room(
     ctx: web::Data<Context>,
-    Authenticated(_player): Authenticated,
+    Authenticated(player): Authenticated,
     path: web::Path<String>,
+    req: HttpRequest,
 ) -> Result<HttpResponse, Problem> {
-    let room = rooms::get(&ctx, &code(&path)?).await?;
+    let client = client_address(&req, &ctx.config.proxy_trust);
+    let room = rooms::get(&ctx, &player, &code(&path)?, &client).await?;
     Ok(HttpResponse::Ok().json(room))
 }
 
@@ -105,8 +110,10 @@ pub async fn get_room(
     responses(
         (status = 200, description = "The room with its game's `match_id` (joining again answers the same)", body = RoomState),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found` (also a room nobody joined in time)", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "`room_full`, or `own_room` for the host", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 429, description = "`rate_limited`: too many room look-ups by this player or address", body = ProblemBody, content_type = "application/problem+json",
+            headers(("Retry-After" = u64, description = "Seconds to wait"))),
     )
 )]
 #[post("/{code}/join")]
@@ -114,8 +121,10 @@ pub async fn join(
     ctx: web::Data<Context>,
     Authenticated(player): Authenticated,
     path: web::Path<String>,
+    req: HttpRequest,
 ) -> Result<HttpResponse, Problem> {
-    let room = rooms::join(&ctx, &player, &code(&path)?).await?;
+    let client = client_address(&req, &ctx.config.proxy_trust);
+    let room = rooms::join(&ctx, &player, &code(&path)?, &client).await?;
     Ok(HttpResponse::Ok().json(room))
 }
 

@@ -6,8 +6,8 @@ use serde::Serialize;
 use crate::ids;
 use crate::store::{self, DbConnection, StoreError, players, refresh_tokens};
 
-use super::tokens::{new_refresh_token, refresh_token_hash};
-use super::{Context, Error, FieldError, Result, limits};
+use super::tokens::{Claims, new_refresh_token, refresh_token_hash};
+use super::{Context, Error, FieldError, Result, limits, sessions};
 
 /// Longest login name considered when keying the per-username rate limit.
 const MAX_KEYED_NAME: usize = 64;
@@ -172,9 +172,16 @@ fn insert_refresh_token(
     Ok(token)
 }
 
-fn session(ctx: &Context, player: Player, refresh_token: String) -> Result<Session> {
+fn session(
+    ctx: &Context,
+    player: Player,
+    refresh_token: String,
+    family_id: &str,
+) -> Result<Session> {
     Ok(Session {
-        access_token: ctx.tokens.issue(&player.id, player.role.as_str())?,
+        access_token: ctx
+            .tokens
+            .issue(&player.id, player.role.as_str(), family_id)?,
         expires_in: ctx.tokens.access_ttl().as_secs(),
         refresh_token,
         player,
@@ -213,6 +220,8 @@ pub async fn register(
     };
     let ttl = refresh_ttl_ms(ctx);
     let stored = row.clone();
+    let family = ids::record_id();
+    let family_id = family.clone();
     let refresh = ctx
         .db
         .write(move |conn| {
@@ -227,7 +236,7 @@ pub async fn register(
                     created_at: stored.created_at,
                 },
             )?;
-            insert_refresh_token(conn, ttl, &stored.id, &ids::record_id())
+            insert_refresh_token(conn, ttl, &stored.id, &family_id)
         })
         .await
         .map_err(|e: StoreError| {
@@ -238,11 +247,20 @@ pub async fn register(
             }
         })?;
     tracing::info!(player.id = %row.id, "player registered");
-    session(ctx, row.into(), refresh)
+    session(ctx, row.into(), refresh, &family)
 }
 
 /// Logs in with a username and password. A wrong password and an unknown
 /// name give the same answer in about the same time.
+///
+/// Guessing is slowed without letting a stranger lock the owner out:
+/// - every attempt counts against the client address (`login_per_address`);
+/// - failures count per (name, address): past `login_per_username` that
+///   address waits for the window, whatever password it sends;
+/// - failures also count per name from all addresses: past the much higher
+///   `login_ceiling_per_username`, only addresses with no failure for that
+///   name in the window may try — so the owner, from their own address,
+///   still logs in while guesses from anywhere else are refused.
 ///
 /// # Errors
 /// `RateLimited`, `InvalidCredentials`, or store failures.
@@ -265,7 +283,16 @@ pub async fn login(
         .chars()
         .take(MAX_KEYED_NAME)
         .collect();
-    limits::check(ctx, &format!("login:user:{key}"), limits.login_per_username).await?;
+    let pair_key = format!("login:fail:{key}:{client}");
+    let name_key = format!("login:fail:{key}");
+    let (pair_failures, pair_left) = limits::count(ctx, &pair_key).await?;
+    if pair_failures >= limits.login_per_username.limit {
+        return Err(limits::limited(pair_left));
+    }
+    let (name_failures, name_left) = limits::count(ctx, &name_key).await?;
+    if name_failures >= limits.login_ceiling_per_username.limit && pair_failures > 0 {
+        return Err(limits::limited(name_left));
+    }
 
     let lookup = username.clone();
     let found = ctx
@@ -278,21 +305,28 @@ pub async fn login(
         .verify(password, found.as_ref().map(|p| p.password_hash.clone()))
         .await?;
     let Some(row) = found.filter(|_| ok && plausible) else {
+        limits::record(ctx, &pair_key, limits.login_per_username).await?;
+        limits::record(ctx, &name_key, limits.login_ceiling_per_username).await?;
         return Err(Error::InvalidCredentials);
     };
     let ttl = refresh_ttl_ms(ctx);
     let player_id = row.id.clone();
+    let family = ids::record_id();
+    let family_id = family.clone();
     let refresh = ctx
         .db
-        .write(move |conn| insert_refresh_token(conn, ttl, &player_id, &ids::record_id()))
+        .write(move |conn| insert_refresh_token(conn, ttl, &player_id, &family_id))
         .await?;
     tracing::info!(player.id = %row.id, "player logged in");
-    session(ctx, row.into(), refresh)
+    session(ctx, row.into(), refresh, &family)
 }
 
 enum Rotation {
-    Rotated(players::PlayerRow, String),
+    /// The player, the new refresh token, its family.
+    Rotated(players::PlayerRow, String, String),
     Refused(&'static str),
+    /// A reused token revoked this family.
+    Revoked(String),
 }
 
 /// Exchanges a refresh token for a new pair. Each refresh token works once;
@@ -318,9 +352,7 @@ pub async fn refresh(ctx: &Context, token: String) -> Result<Session> {
             if row.used_at.is_some() || !refresh_tokens::spend(conn, &row.id, now)? {
                 refresh_tokens::revoke_family(conn, &row.family_id, now)?;
                 tracing::warn!(player.id = %row.player_id, "refresh token reused; session revoked");
-                return Ok(Rotation::Refused(
-                    "the refresh token was already used; the session is revoked",
-                ));
+                return Ok(Rotation::Revoked(row.family_id));
             }
             if row.expires_at <= now {
                 return Ok(Rotation::Refused("the refresh token has expired"));
@@ -329,12 +361,18 @@ pub async fn refresh(ctx: &Context, token: String) -> Result<Session> {
                 return Ok(Rotation::Refused("the refresh token is not valid"));
             };
             let next = insert_refresh_token(conn, ttl, &player.id, &row.family_id)?;
-            Ok(Rotation::Rotated(player, next))
+            Ok(Rotation::Rotated(player, next, row.family_id))
         })
         .await?;
     match rotation {
-        Rotation::Rotated(player, next) => session(ctx, player.into(), next),
+        Rotation::Rotated(player, next, family) => session(ctx, player.into(), next, &family),
         Rotation::Refused(why) => Err(Error::Unauthorized(why)),
+        Rotation::Revoked(family) => {
+            sessions::announce_revoked(ctx, &family).await;
+            Err(Error::Unauthorized(
+                "the refresh token was already used; the session is revoked",
+            ))
+        }
     }
 }
 
@@ -346,14 +384,20 @@ pub async fn refresh(ctx: &Context, token: String) -> Result<Session> {
 #[tracing::instrument(skip_all)]
 pub async fn logout(ctx: &Context, token: String) -> Result<()> {
     let hash = refresh_token_hash(&token);
-    ctx.db
-        .write(move |conn| -> Result<(), StoreError> {
-            if let Some(row) = refresh_tokens::by_hash(conn, &hash)? {
-                refresh_tokens::revoke_family(conn, &row.family_id, wall_ms())?;
-            }
-            Ok(())
+    let family = ctx
+        .db
+        .write(move |conn| -> Result<Option<String>, StoreError> {
+            let Some(row) = refresh_tokens::by_hash(conn, &hash)? else {
+                return Ok(None);
+            };
+            refresh_tokens::revoke_family(conn, &row.family_id, wall_ms())?;
+            Ok(Some(row.family_id))
         })
         .await?;
+    // Open event streams of the session end now, on every instance.
+    if let Some(family) = family {
+        sessions::announce_revoked(ctx, &family).await;
+    }
     Ok(())
 }
 
@@ -363,14 +407,24 @@ pub async fn logout(ctx: &Context, token: String) -> Result<()> {
 /// # Errors
 /// `Unauthorized` for a bad token or a player who no longer exists.
 pub async fn authenticate(ctx: &Context, access_token: &str) -> Result<Player> {
+    authenticate_session(ctx, access_token)
+        .await
+        .map(|(player, _)| player)
+}
+
+/// The player behind an access token and the token's claims (its session
+/// and expiry), for event streams that must end with either.
+///
+/// # Errors
+/// `Unauthorized` for a bad token or a player who no longer exists.
+pub async fn authenticate_session(ctx: &Context, access_token: &str) -> Result<(Player, Claims)> {
     let claims = ctx.tokens.verify(access_token)?;
-    let found = ctx
-        .db
-        .run(move |conn| players::by_id(conn, &claims.sub))
-        .await?;
-    found.map(Player::from).ok_or(Error::Unauthorized(
+    let sub = claims.sub.clone();
+    let found = ctx.db.run(move |conn| players::by_id(conn, &sub)).await?;
+    let player = found.map(Player::from).ok_or(Error::Unauthorized(
         "the player of this token no longer exists",
-    ))
+    ))?;
+    Ok((player, claims))
 }
 
 /// The player with this id.

@@ -94,21 +94,19 @@ fn admin_match(row: &MatchRow, names: &HashMap<String, String>) -> Result<AdminM
     })
 }
 
-/// Resolves a `player` filter given as a username (any case) or an id.
+/// The id of the player named `username` (any case), if there is one. The
+/// `player` filter takes only usernames and `player_id` only ids, so a
+/// player who registers a name equal to another player's id cannot stand
+/// in for them.
 ///
 /// # Errors
 /// Store failures.
-pub async fn resolve_player(ctx: &Context, name_or_id: String) -> Result<String> {
-    let found = ctx
+pub async fn resolve_username(ctx: &Context, username: String) -> Result<Option<String>> {
+    Ok(ctx
         .db
-        .run(move |conn| -> Result<String> {
-            if let Some(p) = players::by_username(conn, &name_or_id)? {
-                return Ok(p.id);
-            }
-            Ok(name_or_id)
-        })
-        .await?;
-    Ok(found)
+        .run(move |conn| players::by_username(conn, &username))
+        .await?
+        .map(|p| p.id))
 }
 
 /// A page of the match history.

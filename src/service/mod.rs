@@ -13,6 +13,7 @@ pub mod matches;
 pub mod matchmaking;
 pub mod passwords;
 pub mod rooms;
+pub mod sessions;
 pub mod tokens;
 
 use std::sync::Arc;

@@ -17,7 +17,34 @@ use super::matches::play::{self, Snapshot};
 use super::matches::record::{MatchRecord, Mode, time_control, time_control_columns};
 use super::matches::state::TimeControlBody;
 use super::matches::{self, publish};
-use super::{Context, Error, Result};
+use super::{Context, Error, Result, limits};
+
+/// Whether `room` is past its time to live: nobody joined it within `ttl_ms` of opening.
+fn expired(room: &RoomRow, now: i64, ttl_ms: i64) -> bool {
+    room.guest_id.is_none() && now.saturating_sub(room.created_at) >= ttl_ms
+}
+
+fn ttl_ms(ctx: &Context) -> i64 {
+    i64::try_from(ctx.config.room_ttl.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// Counts a look-up of a room code against the player's and the address's
+/// limits: codes are short, so guessing them must be slow.
+async fn count_lookup(ctx: &Context, player: &Player, client: &str) -> Result<()> {
+    let limits = ctx.config.rate_limits;
+    limits::check(
+        ctx,
+        &format!("room:player:{}", player.id),
+        limits.room_lookups_per_player,
+    )
+    .await?;
+    limits::check(
+        ctx,
+        &format!("room:addr:{client}"),
+        limits.room_lookups_per_address,
+    )
+    .await
+}
 
 /// A player in a room.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -123,7 +150,8 @@ fn start_game(conn: &mut DbConnection, room: &mut RoomRow, now: i64) -> Result<S
 /// Opens a room hosted by `player`.
 ///
 /// # Errors
-/// Store failures.
+/// `too_many_open_rooms` when the player already has the most rooms nobody
+/// joined yet (`UTTT_OPEN_ROOMS_PER_PLAYER`); store failures.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn create(
     ctx: &Context,
@@ -133,8 +161,18 @@ pub async fn create(
 ) -> Result<RoomState> {
     let now = ctx.time.now_ms();
     let host = player.id.clone();
+    let (cap, ttl) = (ctx.config.caps.open_rooms, ttl_ms(ctx));
     ctx.db
         .write(move |conn| {
+            crate::store::players::lock(conn, &host)?;
+            let open = rooms::count_open(conn, &host, now.saturating_sub(ttl).saturating_add(1))?;
+            if open >= i64::from(cap) {
+                return Err(Error::conflict(
+                    "too_many_open_rooms",
+                    format!("you already have {open} rooms nobody has joined (at most {cap}); share one of their codes or wait for them to expire"),
+                    None,
+                ));
+            }
             let (tc_kind, tc_initial_ms, tc_increment_ms, tc_turn_ms) = time_control_columns(tc);
             let mut room = RoomRow {
                 code: ids::room_code(),
@@ -163,15 +201,20 @@ pub async fn create(
         .await
 }
 
-/// The room with this code.
+/// The room with this code, for a player at the address `client`.
 ///
 /// # Errors
-/// `NotFound`.
-pub async fn get(ctx: &Context, code: &str) -> Result<RoomState> {
+/// `RateLimited` past the look-up limits; `NotFound` (also for a room nobody
+/// joined within its time to live).
+pub async fn get(ctx: &Context, player: &Player, code: &str, client: &str) -> Result<RoomState> {
+    count_lookup(ctx, player, client).await?;
     let code = code.to_ascii_uppercase();
+    let (now, ttl) = (ctx.time.now_ms(), ttl_ms(ctx));
     ctx.db
         .run(move |conn| {
-            let room = rooms::get(conn, &code)?.ok_or(Error::NotFound("room"))?;
+            let room = rooms::get(conn, &code)?
+                .filter(|r| !expired(r, now, ttl))
+                .ok_or(Error::NotFound("room"))?;
             room_state(conn, &room)
         })
         .await
@@ -181,16 +224,21 @@ pub async fn get(ctx: &Context, code: &str) -> Result<RoomState> {
 /// room you are already the guest of answers the room as it is.
 ///
 /// # Errors
-/// `NotFound`; `room_full`; `own_room` for the host.
-#[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
-pub async fn join(ctx: &Context, player: &Player, code: &str) -> Result<RoomState> {
+/// `RateLimited` past the look-up limits; `NotFound` (also for an expired
+/// room); `room_full`; `own_room` for the host.
+#[tracing::instrument(skip(ctx, player, client), fields(player.id = %player.id))]
+pub async fn join(ctx: &Context, player: &Player, code: &str, client: &str) -> Result<RoomState> {
+    count_lookup(ctx, player, client).await?;
     let now = ctx.time.now_ms();
+    let ttl = ttl_ms(ctx);
     let code = code.to_ascii_uppercase();
     let guest = player.id.clone();
     let (state, started) = ctx
         .db
         .write(move |conn| {
-            let mut room = rooms::lock(conn, &code)?.ok_or(Error::NotFound("room"))?;
+            let mut room = rooms::lock(conn, &code)?
+                .filter(|r| !expired(r, now, ttl))
+                .ok_or(Error::NotFound("room"))?;
             if room.host_id == guest {
                 return Err(Error::conflict(
                     "own_room",
@@ -218,6 +266,23 @@ pub async fn join(ctx: &Context, player: &Player, code: &str) -> Result<RoomStat
         announce(ctx, &snap).await?;
     }
     Ok(state)
+}
+
+/// Deletes up to `limit` rooms nobody joined within their time to live (the
+/// pruning worker); returns how many.
+///
+/// # Errors
+/// Store failures.
+pub async fn prune_expired(ctx: &Context, limit: i64) -> Result<usize> {
+    let before = ctx
+        .time
+        .now_ms()
+        .saturating_sub(ttl_ms(ctx))
+        .saturating_add(1);
+    Ok(ctx
+        .db
+        .write(move |conn| rooms::delete_unjoined(conn, before, limit))
+        .await?)
 }
 
 /// Starts the room's next game with the seats swapped, once the current one

@@ -113,11 +113,56 @@ pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError>
                     match_players::seat.eq(seat),
                     match_players::player_id.eq(player),
                     match_players::created_at.eq(row.created_at),
+                    match_players::mode.eq(&row.mode),
+                    match_players::active.eq(row.is_active_status()),
                 ))
                 .execute(conn)?;
         }
     }
     Ok(())
+}
+
+impl MatchRow {
+    fn is_active_status(&self) -> bool {
+        self.status == "active"
+    }
+}
+
+/// The player's unfinished ranked match, if any: one probe of
+/// `match_players_active`. The unique index `match_players_one_ranked` makes
+/// a second one impossible whichever instance writes it.
+///
+/// # Errors
+/// Database errors.
+pub fn active_ranked(
+    conn: &mut DbConnection,
+    player_id: &str,
+) -> Result<Option<String>, StoreError> {
+    Ok(match_players::table
+        .filter(match_players::player_id.eq(player_id))
+        .filter(match_players::mode.eq("ranked"))
+        // A bare boolean column (not `= $1`), so the planner matches the partial index.
+        .filter(match_players::active)
+        .select(match_players::match_id)
+        .first(conn)
+        .optional()?)
+}
+
+/// How many unfinished matches of `mode` the player is seated in.
+///
+/// # Errors
+/// Database errors.
+pub fn count_active(
+    conn: &mut DbConnection,
+    player_id: &str,
+    mode: &str,
+) -> Result<i64, StoreError> {
+    Ok(match_players::table
+        .filter(match_players::player_id.eq(player_id))
+        .filter(match_players::mode.eq(mode))
+        .filter(match_players::active)
+        .count()
+        .get_result(conn)?)
 }
 
 /// Reads a match without locking it.
@@ -155,7 +200,8 @@ pub fn lock(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, Store
     })
 }
 
-/// Writes every column of a match back.
+/// Writes every column of a match back; a finished match's seats stop
+/// counting as unfinished.
 ///
 /// # Errors
 /// Database errors.
@@ -163,6 +209,15 @@ pub fn save(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
     diesel::update(matches::table.find(&row.id))
         .set(row)
         .execute(conn)?;
+    if !row.is_active_status() {
+        diesel::update(
+            match_players::table
+                .filter(match_players::match_id.eq(&row.id))
+                .filter(match_players::active),
+        )
+        .set(match_players::active.eq(false))
+        .execute(conn)?;
+    }
     Ok(())
 }
 
@@ -184,39 +239,105 @@ pub fn claim_due(conn: &mut DbConnection, now: i64, limit: i64) -> Result<Vec<St
     })
 }
 
-/// Claims up to `limit` matches waiting for a CPU move that no worker is
-/// thinking about (and whose substitute's pace has passed: see
-/// `cpu_claimed_until`), marking them claimed until `until`. Returns their ids.
+/// A match waiting for a CPU move, with what the CPU mover ranks it by.
+#[derive(Debug, Clone, Queryable, Selectable, PartialEq, Eq)]
+#[diesel(table_name = matches)]
+pub struct CpuTurn {
+    /// The match.
+    pub id: String,
+    /// `ranked`, `casual` or `practice`.
+    pub mode: String,
+    /// Seat X's player (`None`: the practice CPU).
+    pub x_player_id: Option<String>,
+    /// Seat O's player.
+    pub o_player_id: Option<String>,
+    /// The seat to move.
+    pub to_move: Option<String>,
+    /// When the side to move loses on time.
+    pub deadline_at: Option<i64>,
+    /// When the turn began.
+    pub turn_started_at: i64,
+}
+
+/// Which waiting CPU turns [`cpu_turns`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CpuTurnKind {
+    /// The CPU covers a player's seat (ranked, casual, tournament).
+    Substitute,
+    /// A practice match whose clock or turn limit runs.
+    ClockedPractice,
+    /// A practice match without a time limit.
+    UntimedPractice,
+}
+
+/// Up to `limit` unclaimed matches of `kind` waiting for a CPU move at
+/// `now`, oldest turn first, locked for this transaction on PostgreSQL (rows
+/// another instance holds are skipped).
 ///
 /// # Errors
 /// Database errors.
-pub fn claim_cpu_turns(
+pub fn cpu_turns(
     conn: &mut DbConnection,
     now: i64,
-    until: i64,
+    kind: CpuTurnKind,
     limit: i64,
-) -> Result<Vec<String>, StoreError> {
-    let query = matches::table
-        .filter(matches::awaiting_cpu.eq(true))
-        .filter(matches::status.eq("active"))
-        .filter(
-            matches::cpu_claimed_until
-                .is_null()
-                .or(matches::cpu_claimed_until.lt(now)),
-        )
-        .order(matches::turn_started_at.asc())
-        .select(matches::id)
-        .limit(limit);
-    let ids: Vec<String> = match conn {
-        DbConnection::Pg(pg) => query.for_update().skip_locked().load(pg)?,
-        DbConnection::Sqlite(lite) => query.load(lite)?,
-    };
+) -> Result<Vec<CpuTurn>, StoreError> {
+    // Each kind is its own statically typed query (boxed ones cannot lock),
+    // built per backend (`as_select` fixes the backend).
+    macro_rules! load {
+        ($kind:expr) => {{
+            macro_rules! query {
+                () => {
+                    matches::table
+                        .filter(matches::awaiting_cpu.eq(true))
+                        .filter(matches::status.eq("active"))
+                        .filter(
+                            matches::cpu_claimed_until
+                                .is_null()
+                                .or(matches::cpu_claimed_until.lt(now)),
+                        )
+                        .filter($kind)
+                        .order(matches::turn_started_at.asc())
+                        .select(CpuTurn::as_select())
+                        .limit(limit)
+                };
+            }
+            match conn {
+                DbConnection::Pg(pg) => query!().for_update().skip_locked().load(pg)?,
+                DbConnection::Sqlite(lite) => query!().load(lite)?,
+            }
+        }};
+    }
+    Ok(match kind {
+        CpuTurnKind::Substitute => load!(matches::mode.ne("practice")),
+        CpuTurnKind::ClockedPractice => load!(
+            matches::mode
+                .eq("practice")
+                .and(matches::deadline_at.is_not_null())
+        ),
+        CpuTurnKind::UntimedPractice => load!(
+            matches::mode
+                .eq("practice")
+                .and(matches::deadline_at.is_null())
+        ),
+    })
+}
+
+/// Marks the matches `ids` claimed by a CPU worker until `until`.
+///
+/// # Errors
+/// Database errors.
+pub fn mark_cpu_claimed(
+    conn: &mut DbConnection,
+    ids: &[String],
+    until: i64,
+) -> Result<(), StoreError> {
     if !ids.is_empty() {
-        diesel::update(matches::table.filter(matches::id.eq_any(&ids)))
+        diesel::update(matches::table.filter(matches::id.eq_any(ids)))
             .set(matches::cpu_claimed_until.eq(until))
             .execute(conn)?;
     }
-    Ok(ids)
+    Ok(())
 }
 
 /// Active matches, oldest turn first.

@@ -116,6 +116,34 @@ impl diesel::r2d2::ManageConnection for Manager {
     }
 }
 
+/// Makes the SQLite file (and a missing folder for it) private before it is
+/// opened: the file is created 0600, so its `-wal` and `-shm` files are too,
+/// and existing ones with wider modes are narrowed with a warning. An existing
+/// folder is left as it is here (the data folder is the server's to fix).
+fn private_sqlite_files(path: &std::path::Path) -> Result<(), StoreError> {
+    let failed = |e: std::io::Error, what: &std::path::Path| {
+        StoreError::Unavailable(format!("cannot prepare {}: {e}", what.display()))
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.exists()
+    {
+        crate::data_dir::ensure_private_dir(dir).map_err(|e| failed(e, dir))?;
+    }
+    // `:memory:` and URI forms are not files of ours.
+    let name = path.to_string_lossy();
+    if name.starts_with(':') || name.starts_with("file:") {
+        return Ok(());
+    }
+    crate::data_dir::ensure_private_file(path).map_err(|e| failed(e, path))?;
+    for suffix in ["-wal", "-shm"] {
+        let extra = std::path::PathBuf::from(format!("{name}{suffix}"));
+        if extra.exists() {
+            crate::data_dir::ensure_private_file(&extra).map_err(|e| failed(e, &extra))?;
+        }
+    }
+    Ok(())
+}
+
 /// The connection pool, shared by all requests and workers.
 #[derive(Clone)]
 pub struct Db {
@@ -141,11 +169,7 @@ impl Db {
         let backend = match database {
             DatabaseConfig::Postgres(_) => Backend::Postgres,
             DatabaseConfig::Sqlite(path) => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir).map_err(|e| {
-                        StoreError::Unavailable(format!("cannot create {}: {e}", dir.display()))
-                    })?;
-                }
+                private_sqlite_files(path)?;
                 Backend::Sqlite
             }
         };

@@ -79,6 +79,26 @@ pub fn by_username(
         .optional()?)
 }
 
+/// Locks the player's row until the transaction ends, so that per-player
+/// caps (count, then insert) hold under concurrent requests: `SELECT … FOR
+/// NO KEY UPDATE` on PostgreSQL (which does not hold up inserts that merely
+/// reference the player); on SQLite the immediate transaction already holds
+/// the database's write lock.
+///
+/// # Errors
+/// Database errors.
+pub fn lock(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+    if let DbConnection::Pg(pg) = conn {
+        players::table
+            .find(id)
+            .select(players::id)
+            .for_no_key_update()
+            .first::<String>(pg)
+            .optional()?;
+    }
+    Ok(())
+}
+
 /// Sets the role of the named player; returns whether such a player exists.
 ///
 /// # Errors

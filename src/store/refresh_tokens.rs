@@ -86,6 +86,20 @@ pub fn spend(conn: &mut DbConnection, id: &str, now: i64) -> Result<bool, StoreE
     Ok(updated == 1)
 }
 
+/// Whether the family (a login session) was revoked: logged out, or a spent
+/// token of it was reused.
+///
+/// # Errors
+/// Database errors.
+pub fn family_revoked(conn: &mut DbConnection, family_id: &str) -> Result<bool, StoreError> {
+    Ok(diesel::select(diesel::dsl::exists(
+        refresh_tokens::table
+            .filter(refresh_tokens::family_id.eq(family_id))
+            .filter(refresh_tokens::revoked_at.is_not_null()),
+    ))
+    .get_result(conn)?)
+}
+
 /// Revokes every token of a family.
 ///
 /// # Errors
@@ -102,4 +116,24 @@ pub fn revoke_family(
     )
     .set(refresh_tokens::revoked_at.eq(now))
     .execute(conn)?)
+}
+
+/// Deletes up to `limit` refresh tokens that expired before `now` (spent,
+/// revoked or not: none of them can be exchanged any more); returns how many.
+///
+/// # Errors
+/// Database errors.
+pub fn delete_expired(conn: &mut DbConnection, now: i64, limit: i64) -> Result<usize, StoreError> {
+    let ids: Vec<String> = refresh_tokens::table
+        .filter(refresh_tokens::expires_at.lt(now))
+        .select(refresh_tokens::id)
+        .limit(limit)
+        .load(conn)?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    Ok(
+        diesel::delete(refresh_tokens::table.filter(refresh_tokens::id.eq_any(&ids)))
+            .execute(conn)?,
+    )
 }

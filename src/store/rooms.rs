@@ -86,3 +86,44 @@ pub fn save(conn: &mut DbConnection, row: &RoomRow) -> Result<(), StoreError> {
         .execute(conn)?;
     Ok(())
 }
+
+/// How many rooms `host` opened at or after `since` that nobody has joined.
+///
+/// # Errors
+/// Database errors.
+pub fn count_open(conn: &mut DbConnection, host: &str, since: i64) -> Result<i64, StoreError> {
+    Ok(rooms::table
+        .filter(rooms::host_id.eq(host))
+        .filter(rooms::guest_id.is_null())
+        .filter(rooms::created_at.ge(since))
+        .count()
+        .get_result(conn)?)
+}
+
+/// Deletes up to `limit` rooms opened before `before` that nobody joined;
+/// returns how many.
+///
+/// # Errors
+/// Database errors.
+pub fn delete_unjoined(
+    conn: &mut DbConnection,
+    before: i64,
+    limit: i64,
+) -> Result<usize, StoreError> {
+    let codes: Vec<String> = rooms::table
+        .filter(rooms::guest_id.is_null())
+        .filter(rooms::created_at.lt(before))
+        .select(rooms::code)
+        .limit(limit)
+        .load(conn)?;
+    if codes.is_empty() {
+        return Ok(0);
+    }
+    // The guest check again: a room joined meanwhile stays.
+    Ok(diesel::delete(
+        rooms::table
+            .filter(rooms::code.eq_any(&codes))
+            .filter(rooms::guest_id.is_null()),
+    )
+    .execute(conn)?)
+}

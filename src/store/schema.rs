@@ -153,6 +153,8 @@ diesel::table! {
         seat -> Text,
         player_id -> Text,
         created_at -> BigInt,
+        mode -> Text,
+        active -> Bool,
     }
 }
 

@@ -11,8 +11,6 @@ use crate::service::matches::{self};
 use crate::service::{Context, Error, Result};
 use crate::store::matches::{self as store, MatchRow};
 
-/// Matches claimed per tick.
-const BATCH: i64 = 8;
 /// How long a claim keeps other workers off a match (longer than any think).
 const CLAIM_MS: i64 = 15_000;
 
@@ -22,17 +20,18 @@ const CLAIM_MS: i64 = 15_000;
 /// Store failures while claiming.
 pub async fn tick(ctx: &Context) -> Result<usize> {
     let now = ctx.time.now_ms();
-    let claimed: Vec<MatchRow> = ctx
+    let (claimed, waiting) = ctx
         .db
-        .write(move |conn| -> Result<Vec<MatchRow>> {
-            let ids = store::claim_cpu_turns(conn, now, now + CLAIM_MS, BATCH)?;
+        .write(move |conn| -> Result<(Vec<MatchRow>, usize)> {
+            // Fair order: substitutes, then clocks, then the oldest; a few per player.
+            let (ids, waiting) = super::cpu_order::claim(conn, now, now + CLAIM_MS)?;
             let mut rows = Vec::with_capacity(ids.len());
             for id in ids {
                 if let Some(row) = store::get(conn, &id)? {
                     rows.push(row);
                 }
             }
-            Ok(rows)
+            Ok((rows, waiting))
         })
         .await?;
     let mut played = 0;
@@ -40,7 +39,7 @@ pub async fn tick(ctx: &Context) -> Result<usize> {
         .into_iter()
         .map(|row| {
             let ctx = ctx.clone();
-            tokio::spawn(async move { think_and_play(&ctx, row).await })
+            tokio::spawn(async move { think_and_play(&ctx, row, waiting).await })
         })
         .collect();
     for task in tasks {
@@ -76,7 +75,7 @@ fn seed(id: &str, ply: i32) -> u64 {
     h
 }
 
-async fn think_and_play(ctx: &Context, row: MatchRow) -> Result<bool> {
+async fn think_and_play(ctx: &Context, row: MatchRow, waiting: usize) -> Result<bool> {
     let Some(seat) = row.to_move_seat() else {
         return Ok(false);
     };
@@ -88,9 +87,12 @@ async fn think_and_play(ctx: &Context, row: MatchRow) -> Result<bool> {
         .left_to_move(row.turn_started_at, row.bank(seat), ctx.time.now_ms())
         .map(|ms| Duration::from_millis(u64::try_from(ms).unwrap_or(0)));
     let seed = seed(&row.id, row.ply);
+    // A practice move's allowance shrinks with the CPU moves waiting.
+    let load = row.player(seat).is_none().then_some(waiting);
+    let settings = super::cpu_order::settings(&position, level, clock_left, load);
     let square = tokio::task::spawn_blocking(move || {
         let started = Instant::now();
-        cpu::choose_move(&position, level, clock_left, seed, &started)
+        cpu::think(&position, &settings, seed, &started).square
     })
     .await
     .map_err(|e| Error::Internal(format!("CPU search failed: {e}")))?;

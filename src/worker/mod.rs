@@ -5,8 +5,10 @@
 
 pub mod clock;
 pub mod cpu;
+pub mod cpu_order;
 pub mod pairing;
 pub mod presence;
+pub mod prune;
 
 use std::future::Future;
 use std::time::Duration;
@@ -17,6 +19,8 @@ use crate::service::Context;
 pub const SWEEP_EVERY: Duration = Duration::from_millis(250);
 /// How often the presence worker looks for dropped players.
 pub const PRESENCE_EVERY: Duration = Duration::from_millis(500);
+/// How often the pruning worker deletes expired rows.
+pub const PRUNE_EVERY: Duration = Duration::from_secs(600);
 /// How often the CPU mover looks for work when nothing woke it.
 pub const CPU_POLL_EVERY: Duration = Duration::from_millis(250);
 
@@ -42,6 +46,11 @@ pub fn start(ctx: &Context) {
     if enabled.presence {
         spawn_loop("presence", ctx.clone(), PRESENCE_EVERY, |ctx| async move {
             presence::tick(&ctx).await.map(|_| ())
+        });
+    }
+    if enabled.prune {
+        spawn_loop("prune", ctx.clone(), PRUNE_EVERY, |ctx| async move {
+            prune::tick(&ctx).await.map(|_| ())
         });
     }
     if enabled.pairing {

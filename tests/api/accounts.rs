@@ -190,19 +190,26 @@ both_backends! {
         app.call_raw("GET", me, None, None, &[("authorization", "Basic abc")]).await.expect_problem(401, "unauthorized");
 
         let now = now_secs();
-        let claims = json!({"sub": p.id, "role": "admin", "iat": now, "exp": now + 600});
+        let claims = json!({"sub": p.id, "role": "admin", "sid": "s", "iss": "uttt", "aud": "uttt-api", "iat": now, "exp": now + 600});
         app.get(me, Some(&signed(&claims, "some other secret entirely"))).await.expect_problem(401, "unauthorized");
         let unsigned = format!("{}.{}.", b64(&json!({"alg": "none", "typ": "JWT"})), b64(&claims));
         app.get(me, Some(&unsigned)).await.expect_problem(401, "unauthorized");
-        let expired = json!({"sub": p.id, "role": "player", "iat": now - 1000, "exp": now - 2});
+        let expired = json!({"sub": p.id, "role": "player", "sid": "s", "iss": "uttt", "aud": "uttt-api", "iat": now - 602, "exp": now - 2});
         app.get(me, Some(&signed(&expired, SECRET))).await.expect_problem(401, "unauthorized");
         // Tampered payload with the original signature.
         let mut parts: Vec<String> = p.token.split('.').map(str::to_owned).collect();
         parts[1] = b64(&claims);
         app.get(me, Some(&parts.join("."))).await.expect_problem(401, "unauthorized");
         // A well-signed token for someone who does not exist.
-        let ghost = json!({"sub": "nobody", "role": "player", "iat": now, "exp": now + 600});
+        let ghost = json!({"sub": "nobody", "role": "player", "sid": "s", "iss": "uttt", "aud": "uttt-api", "iat": now, "exp": now + 600});
         app.get(me, Some(&signed(&ghost, SECRET))).await.expect_problem(401, "unauthorized");
+        // Without this server's issuer and audience, or living longer than it
+        // issues tokens for (900 s), a well-signed token is refused.
+        for (key, value) in [("iss", json!("elsewhere")), ("aud", json!("another-api")), ("exp", json!(now + 3600))] {
+            let mut odd = claims.clone();
+            odd[key] = value;
+            app.get(me, Some(&signed(&odd, SECRET))).await.expect_problem(401, "unauthorized");
+        }
         // And the real one works, with the role from the database, not the token.
         let forged_role = signed(&claims, SECRET);
         let reply = app.get(me, Some(&forged_role)).await;

@@ -76,6 +76,10 @@ async fn seed(app: &TestApp, x: &Player, o: &Player, spec: Spec) -> String {
         row.finished_at = Some(created + 60_000);
     } else {
         row.to_move = Some(Seat::to_move_at(row.ply as u32).to_string());
+        // The turn runs from now: a deadline days ago would let the clock
+        // sweeper end the match while the test reads it.
+        row.turn_started_at = now;
+        row.deadline_at = Some(now + 600_000);
     }
     let id = row.id.clone();
     app.ctx
@@ -181,9 +185,9 @@ both_backends! {
         assert_eq!(get("result=draw").await, pick(&[1]));
         assert_eq!(get("reason=resignation").await, pick(&[3, 5]));
         assert_eq!(get("reason=timeout").await, pick(&[2]));
-        // The player filter takes a username (any case) or an id; either seat counts.
+        // The player filter takes a username (any case), player_id an id; either seat counts.
         assert_eq!(get("player=FA_ONE").await, pick(&[0, 2, 3, 4]));
-        let by_id = all_pages(&app, &boss, &format!("player={}", c.id)).await;
+        let by_id = all_pages(&app, &boss, &format!("player_id={}", c.id)).await;
         assert_eq!(by_id, pick(&[1, 2, 3, 5]));
         assert_eq!(get("player=nobody_here").await, Vec::<String>::new());
         // Time range on created_at: [from, to).

@@ -810,7 +810,11 @@ impl TestApp {
             .await
             .expect("insert player");
         Player {
-            token: self.ctx.tokens.issue(&id, "player").expect("token"),
+            token: self
+                .ctx
+                .tokens
+                .issue(&id, "player", &uttt::ids::record_id())
+                .expect("token"),
             id,
             username: username.to_owned(),
             password: String::new(),

@@ -13,3 +13,4 @@ mod openapi;
 mod operations;
 mod presence;
 mod ranked;
+mod security;

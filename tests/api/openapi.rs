@@ -52,3 +52,19 @@ fn every_error_code_of_api_md_is_documented() {
         );
     }
 }
+
+#[test]
+fn the_codes_of_the_security_limits_are_documented() {
+    for code in [
+        "too_many_practice_matches",
+        "too_many_open_rooms",
+        "uri_too_long",
+        "headers_too_large",
+        "in_active_match",
+    ] {
+        assert!(
+            CHECKED_IN.contains(&format!("`{code}`")),
+            "openapi.json does not mention `{code}`"
+        );
+    }
+}

@@ -7,7 +7,7 @@ use crate::rules::{self, Depth, Seat};
 use crate::store::matches::{self, MatchRow};
 use crate::time::Millis;
 
-use super::super::Result;
+use super::super::{Error, Result};
 use super::record::{Controller, MatchRecord, Mode, seat_str, time_control_columns};
 
 /// Who sits in a seat of a new match.
@@ -119,4 +119,29 @@ pub fn insert_new(conn: &mut crate::store::DbConnection, row: &mut MatchRow) -> 
         }
     }
     Ok(matches::insert(conn, row)?)
+}
+
+/// Refuses a new practice match to a player who already has `cap` unfinished
+/// ones (`too_many_practice_matches`): each waits on the shared CPU workers.
+/// Call it inside the transaction that inserts the match.
+///
+/// # Errors
+/// `too_many_practice_matches`, or database errors.
+pub fn check_practice_cap(
+    conn: &mut crate::store::DbConnection,
+    player_id: &str,
+    cap: u32,
+) -> Result<()> {
+    crate::store::players::lock(conn, player_id)?;
+    let open = matches::count_active(conn, player_id, Mode::Practice.as_str())?;
+    if open >= i64::from(cap) {
+        return Err(Error::conflict(
+            "too_many_practice_matches",
+            format!(
+                "you already have {open} unfinished practice matches (at most {cap}); finish or resign one first"
+            ),
+            None,
+        ));
+    }
+    Ok(())
 }

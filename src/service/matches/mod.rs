@@ -100,7 +100,7 @@ pub struct PracticeRequest {
 /// Starts an unrated practice match against the CPU.
 ///
 /// # Errors
-/// Store or broker failures.
+/// `too_many_practice_matches` past the per-player cap; store or broker failures.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn create_practice(
     ctx: &Context,
@@ -124,9 +124,11 @@ pub async fn create_practice(
         room_code: None,
     };
     let mut row = create::new_row(spec, now)?;
+    let (player_id, cap) = (player.id.clone(), ctx.config.caps.practice_matches);
     let snap = ctx
         .db
         .write(move |conn| {
+            create::check_practice_cap(conn, &player_id, cap)?;
             create::insert_new(conn, &mut row)?;
             play::snapshot(conn, row)
         })

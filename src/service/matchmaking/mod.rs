@@ -36,7 +36,7 @@ pub struct TicketView {
     pub created_at: String,
     /// The match, once paired.
     pub match_id: Option<String>,
-    /// Why it was cancelled: `cancelled` (by the player), `abandoned` (not looked at for a minute), …
+    /// Why it was cancelled: `cancelled` (by the player), `abandoned` (not looked at for a minute), `in_active_match` (the player was already in a ranked match when it was paired), …
     pub reason: Option<String>,
     /// While queued: the rating gap accepted now; `null` when anyone on the ladder will do.
     pub window: Option<f64>,
@@ -66,12 +66,6 @@ async fn view(ctx: &Context, ticket: &Ticket) -> Result<TicketView> {
         waited_ms: waited.max(0),
         queue_size: ctx.broker.queue_size(&ticket.ladder).await?,
     })
-}
-
-/// The player's unfinished ranked match, if any.
-fn active_ranked(conn: &mut crate::store::DbConnection, player_id: &str) -> Result<Option<String>> {
-    let rows = match_store::for_player(conn, player_id, Some("active"), None, 50)?;
-    Ok(rows.into_iter().find(|r| r.mode == "ranked").map(|r| r.id))
 }
 
 /// The durable record of a ticket just queued.
@@ -113,9 +107,12 @@ pub async fn create_ticket(
     let (active, waiting, rating) = ctx
         .db
         .write(move |conn| -> Result<_> {
-            let active = active_ranked(conn, &pid)?;
-            // A ticket being paired right now is still queued here until its match commits.
+            // The ticket is read before the match, and pairing commits the
+            // match and its tickets together: so a pairing that commits in
+            // between (on PostgreSQL each statement sees the latest commit)
+            // shows either as the queued ticket or as the active match.
             let waiting = tickets::queued_for_player(conn, &pid)?;
+            let active = match_store::active_ranked(conn, &pid)?;
             let rating = ladders::ensure(conn, &pid, &lid, now)?;
             if active.is_none() && waiting.is_none() {
                 tickets::insert(conn, &queued_record(tid, pid, lid, rating.rating, now))?;
@@ -291,6 +288,12 @@ fn ranked_row(ladder: &LadderConfig, x: &str, o: &str, now: Millis) -> Result<Ma
 /// the match and the colour/opponent history in one transaction. If the
 /// write fails the tickets go back to the queue.
 ///
+/// A player already seated in an unfinished ranked match is never paired
+/// again: the transaction checks it, and the unique index on unfinished
+/// ranked seats refuses the second match even when two instances write at
+/// once. Such a player's ticket is cancelled (`in_active_match`) and the
+/// other one goes back to the queue.
+///
 /// # Errors
 /// Broker or store failures.
 pub async fn make_match(
@@ -314,7 +317,18 @@ pub async fn make_match(
     let written = ctx
         .db
         .write(move |conn| -> Result<_> {
-            match_store::insert(conn, &row)?;
+            for player in [&xp, &op] {
+                if match_store::active_ranked(conn, player)?.is_some() {
+                    return Ok(None);
+                }
+            }
+            match_store::insert(conn, &row).map_err(|e| {
+                if e.is_unique_violation() {
+                    Error::conflict("in_active_match", "a player is in a ranked match", None)
+                } else {
+                    e.into()
+                }
+            })?;
             for ticket in [&ta, &tb] {
                 if !tickets::mark_matched(conn, ticket, &row.id, now)? {
                     return Err(Error::conflict(
@@ -332,11 +346,20 @@ pub async fn make_match(
                 r.last_opponent_id = Some(them.clone());
                 ratings::save(conn, &r)?;
             }
-            play::snapshot(conn, row)
+            play::snapshot(conn, row).map(Some)
         })
         .await;
     let snap = match written {
-        Ok(snap) => snap,
+        Ok(Some(snap)) => snap,
+        Ok(None)
+        | Err(Error::Conflict {
+            code: "in_active_match",
+            ..
+        }) => {
+            ctx.broker.release_pair(&a.id, &b.id).await?;
+            cancel_busy(ctx, &[a, b]).await?;
+            return Ok(None);
+        }
         Err(err) => {
             ctx.broker.release_pair(&a.id, &b.id).await?;
             return Err(err);
@@ -361,6 +384,31 @@ pub async fn make_match(
     }
     matches::publish(ctx, &snap).await?;
     Ok(Some(match_id))
+}
+
+/// Cancels, as `in_active_match`, the tickets among `tickets` whose players
+/// sit in an unfinished ranked match (their pairing was refused).
+async fn cancel_busy(ctx: &Context, tickets: &[&Ticket]) -> Result<()> {
+    let now = ctx.time.now_ms();
+    for ticket in tickets {
+        let pid = ticket.player_id.clone();
+        let busy = ctx
+            .db
+            .run(move |conn| match_store::active_ranked(conn, &pid))
+            .await?;
+        let Some(match_id) = busy else { continue };
+        if ctx.broker.cancel(&ticket.id, "in_active_match").await? == Cancelled::Cancelled {
+            let tid = ticket.id.clone();
+            ctx.db
+                .run(move |conn| tickets::mark_cancelled(conn, &tid, "in_active_match", now))
+                .await?;
+            tracing::warn!(
+                ticket.id = %ticket.id, player.id = %ticket.player_id, match.id = %match_id,
+                "ticket of a player in a ranked match cancelled"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// What one pairing round did.

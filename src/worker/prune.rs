@@ -1,0 +1,56 @@
+//! The pruning worker: deletes what can never be used again, so tables do
+//! not grow without bound — refresh tokens past their expiry (wall clock, as
+//! tokens are) and rooms nobody joined within their time to live (game
+//! time). Rate-limit counters need no pruning: they live in the broker with
+//! a time to live (Redis) or are swept when many are held (in-process).
+
+use crate::service::{Context, Result, rooms};
+use crate::store::refresh_tokens;
+
+/// Rows deleted per statement, so no transaction holds locks for long.
+const CHUNK: i64 = 1_000;
+/// Statements per kind in one tick; the next tick carries on.
+const ROUNDS: usize = 20;
+
+/// What one tick deleted.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Pruned {
+    /// Expired refresh tokens.
+    pub refresh_tokens: usize,
+    /// Rooms nobody joined in time.
+    pub rooms: usize,
+}
+
+/// Deletes expired refresh tokens and expired unjoined rooms.
+///
+/// # Errors
+/// Store failures.
+pub async fn tick(ctx: &Context) -> Result<Pruned> {
+    let mut pruned = Pruned::default();
+    let now = chrono::Utc::now().timestamp_millis();
+    for _ in 0..ROUNDS {
+        let n = ctx
+            .db
+            .write(move |conn| refresh_tokens::delete_expired(conn, now, CHUNK))
+            .await?;
+        pruned.refresh_tokens += n;
+        if n < CHUNK as usize {
+            break;
+        }
+    }
+    for _ in 0..ROUNDS {
+        let n = rooms::prune_expired(ctx, CHUNK).await?;
+        pruned.rooms += n;
+        if n < CHUNK as usize {
+            break;
+        }
+    }
+    if pruned != Pruned::default() {
+        tracing::info!(
+            refresh_tokens = pruned.refresh_tokens,
+            rooms = pruned.rooms,
+            "pruned expired rows"
+        );
+    }
+    Ok(pruned)
+}
