@@ -5,6 +5,10 @@
 //! These run when `TEST_DATABASE_URL` and `TEST_REDIS_URL` are set (as
 //! `.ci/run` sets them); they use real time, a few seconds each.
 
+// A failed unwrap in a test or its helpers is a failed test (clippy.toml
+// covers `#[test]` functions; this covers the helpers they call).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "api/helpers.rs"]
 mod helpers;
 

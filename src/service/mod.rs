@@ -24,7 +24,7 @@ use crate::metrics::Metrics;
 use crate::store::Db;
 use crate::time::TimeSource;
 
-pub use error::{Error, FieldError, Result};
+pub use error::{ConflictCode, Error, FieldError, Result};
 
 /// Everything a use case needs, shared by all requests and workers of an instance.
 #[derive(Clone)]
