@@ -725,11 +725,12 @@ impl TestApp {
         reply.body
     }
 
-    /// Checks the stored record of a match against its moves rows: the
-    /// position decoded from the match row equals the replay of the moves,
-    /// and the stored result follows from it (or from a timeout/resignation).
+    /// Audits the stored match (`uttt::service::audit`): its moves rows are
+    /// numbered from 0 and alternate from X, the position decoded from the
+    /// match row is their replay, and the stored result follows from it (or
+    /// from a timeout/resignation).
     pub async fn assert_consistent(&self, match_id: &str) {
-        use uttt::rules::{Depth, Position, Square, Status};
+        use uttt::service::audit::{StoredMatch, audit};
         let id = match_id.to_owned();
         let (row, moves) = self
             .ctx
@@ -741,47 +742,8 @@ impl TestApp {
             })
             .await
             .unwrap();
-        let (stored, record) = uttt::rules::decode(&row.position).expect("stored record decodes");
-        let depth = Depth::new(row.depth as u8).unwrap();
-        let squares: Vec<Square> = moves
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                assert_eq!(m.ply as usize, i, "moves are numbered from 0 without gaps");
-                let seat = if i % 2 == 0 { "x" } else { "o" };
-                assert_eq!(m.seat, seat, "seats alternate from X");
-                Square::new(depth, m.square as usize).expect("stored square")
-            })
-            .collect();
-        assert_eq!(
-            record, squares,
-            "the stored record is the list of stored moves"
-        );
-        let replayed = Position::replay(depth, &squares).expect("stored moves replay");
-        assert_eq!(replayed, stored);
-        assert_eq!(row.ply as usize, squares.len());
-        match (
-            row.status.as_str(),
-            row.reason.as_deref(),
-            replayed.status(),
-        ) {
-            ("active", None, Status::Ongoing) => assert!(row.winner.is_none()),
-            ("finished", Some("three_in_a_row"), Status::Won(seat)) => {
-                assert_eq!(
-                    row.winner.as_deref(),
-                    Some(if seat == uttt::rules::Seat::X {
-                        "x"
-                    } else {
-                        "o"
-                    })
-                );
-            }
-            ("finished", Some("draw"), Status::Drawn) => assert!(row.winner.is_none()),
-            ("finished", Some("timeout" | "resignation"), Status::Ongoing) => {
-                assert!(row.winner.is_some())
-            }
-            other => panic!("stored result {other:?} does not follow from the moves"),
-        }
+        let found = audit(&StoredMatch::from_rows(&row, &moves));
+        assert!(found.is_empty(), "match {match_id}: {found:#?}");
     }
 }
 
