@@ -5,8 +5,12 @@
 //! These run when `TEST_DATABASE_URL` and `TEST_REDIS_URL` are set (as
 //! `.ci/run` sets them); they use real time, a few seconds each.
 
-#[path = "api/helpers.rs"]
-mod helpers;
+#[path = "api/support/mod.rs"]
+#[allow(
+    unused_imports,
+    reason = "the API tests' harness, of which this file uses a part"
+)]
+mod support;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,7 +20,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use helpers::{EventStream, TestDatabase};
+use support::EventStream;
+use support::db::TestDatabase;
 
 const SECRET: &str = "reliability-secret-0123456789abcdef0123";
 /// A ladder where a match takes seconds: tic-tac-toe, 5 s a turn.

@@ -2,7 +2,7 @@
 //! fresh database, on SQLite always and on PostgreSQL + Redis when
 //! `TEST_DATABASE_URL` / `TEST_REDIS_URL` are set.
 
-mod helpers;
+mod support;
 
 mod accounts;
 mod admin;
