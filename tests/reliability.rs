@@ -9,8 +9,12 @@
 // covers `#[test]` functions; this covers the helpers they call).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "api/helpers.rs"]
-mod helpers;
+#[path = "api/support/mod.rs"]
+#[allow(
+    unused_imports,
+    reason = "the API tests' harness, of which this file uses a part"
+)]
+mod support;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -20,7 +24,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use helpers::{EventStream, TestDatabase};
+use support::EventStream;
+use support::db::TestDatabase;
 
 const SECRET: &str = "reliability-secret-0123456789abcdef0123";
 /// A ladder where a match takes seconds: tic-tac-toe, 5 s a turn.
@@ -254,46 +259,9 @@ async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::M
         .await
         .unwrap();
     for (row, moves) in &rows {
-        let depth = uttt::rules::Depth::new(row.depth as u8).unwrap();
-        let squares: Vec<uttt::rules::Square> = moves
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                assert_eq!(
-                    m.ply as usize, i,
-                    "match {}: moves numbered without gaps",
-                    row.id
-                );
-                uttt::rules::Square::new(depth, m.square as usize).unwrap()
-            })
-            .collect();
-        let (stored, record) = uttt::rules::decode(&row.position).expect("record decodes");
-        assert_eq!(
-            record, squares,
-            "match {}: the stored record is the stored moves",
-            row.id
-        );
-        assert_eq!(
-            uttt::rules::Position::replay(depth, &squares).unwrap(),
-            stored
-        );
-        let record = uttt::service::admin::ExportRecord {
-            id: row.id.clone(),
-            mode: row.mode.clone(),
-            ladder: row.ladder.clone(),
-            rated: row.rated,
-            depth: depth.get(),
-            time_control: uttt::service::matches::state::TimeControlBody::None,
-            x: None,
-            o: None,
-            status: row.status.clone(),
-            winner: row.winner.clone(),
-            reason: row.reason.clone(),
-            created_at: String::new(),
-            finished_at: None,
-            moves: uttt::service::admin::moves_text(depth, moves.iter().map(|m| m.square)),
-        };
-        uttt::cli::replay::check(&record).unwrap_or_else(|e| panic!("match {}: {e}", row.id));
+        let found =
+            uttt::service::audit::audit(&uttt::service::audit::StoredMatch::from_rows(row, moves));
+        assert!(found.is_empty(), "match {}: {found:#?}", row.id);
     }
     rows.into_iter().map(|(r, _)| r).collect()
 }

@@ -5,8 +5,8 @@
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
-use crate::rules::{Address, Depth, Position, Seat, Square, Status};
 use crate::service::admin::ExportRecord;
+use crate::service::audit::{StoredMatch, audit};
 
 /// Arguments of `uttt replay`.
 #[derive(Debug, clap::Args)]
@@ -24,68 +24,21 @@ pub struct Report {
     pub problems: Vec<(usize, String, String)>,
 }
 
-fn seat(text: &str) -> Option<Seat> {
-    match text {
-        "x" => Some(Seat::X),
-        "o" => Some(Seat::O),
-        _ => None,
-    }
-}
-
-/// Parses the text notation of moves (`"4.4 4.0"`) at `depth`.
+/// Checks one record with the match audit: its moves are legal and its
+/// result follows from them.
 ///
 /// # Errors
-/// The first token that is not a square address of that depth.
-pub fn parse_moves(depth: Depth, text: &str) -> Result<Vec<Square>, String> {
-    text.split_whitespace()
-        .enumerate()
-        .map(|(ply, token)| {
-            token
-                .parse::<Address>()
-                .ok()
-                .and_then(|a| Square::from_address(depth, &a))
-                .ok_or_else(|| {
-                    format!(
-                        "move {ply} `{token}` is not a square of depth {}",
-                        depth.get()
-                    )
-                })
-        })
-        .collect()
-}
-
-/// Checks one record: its moves are legal and its result follows from them.
-///
-/// # Errors
-/// What is inconsistent.
+/// What is inconsistent, every discrepancy joined by `; `.
 pub fn check(record: &ExportRecord) -> Result<(), String> {
-    let depth =
-        Depth::new(record.depth).map_err(|_| format!("depth {} is not 1 to 4", record.depth))?;
-    let moves = parse_moves(depth, &record.moves)?;
-    let position = Position::replay(depth, &moves).map_err(|e| format!("{e}"))?;
-    let winner = record
-        .winner
-        .as_deref()
-        .map(|w| seat(w).ok_or(format!("winner `{w}` is not x or o")))
-        .transpose()?;
-    match (
-        record.status.as_str(),
-        record.reason.as_deref(),
-        position.status(),
-    ) {
-        ("active", None, Status::Ongoing) if winner.is_none() => Ok(()),
-        ("active", _, status) => Err(format!("stored as active, but the moves give {status:?}")),
-        ("finished", Some("three_in_a_row"), Status::Won(w)) if winner == Some(w) => Ok(()),
-        ("finished", Some("draw"), Status::Drawn) if winner.is_none() => Ok(()),
-        ("finished", Some("timeout" | "resignation"), Status::Ongoing) if winner.is_some() => {
-            Ok(())
-        }
-        ("finished", reason, status) => Err(format!(
-            "stored result {:?} by {:?} does not follow from the moves, which give {status:?}",
-            record.winner, reason
-        )),
-        (other, _, _) => Err(format!("unknown status `{other}`")),
+    let found = audit(&StoredMatch::from_export(record));
+    if found.is_empty() {
+        return Ok(());
     }
+    Err(found
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; "))
 }
 
 /// Checks every line of `input`.

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod audit;
 pub mod cursor;
 pub mod error;
 pub mod events;

@@ -6,7 +6,7 @@
 // covers `#[test]` functions; this covers the helpers they call).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod helpers;
+mod support;
 
 mod accounts;
 mod admin;
