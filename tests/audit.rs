@@ -2,6 +2,10 @@
 //! consistent match passes, and each kind of damage — a tampered position, a
 //! missing move, a wrong winner, a bad square — is reported as what it is.
 
+// A failed unwrap in a test or its helpers is a failed test (clippy.toml
+// covers `#[test]` functions; this covers the helpers they call).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use proptest::prelude::*;
 use serde_json::json;
 use uttt::rules::{Depth, MoveList, Position, Seat, Square, Status, encode};
