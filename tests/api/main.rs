@@ -2,6 +2,8 @@
 //! fresh database, on SQLite always and on PostgreSQL + Redis when
 //! `TEST_DATABASE_URL` / `TEST_REDIS_URL` are set.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod support;
 
 mod accounts;
