@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use common::db::TestDatabase;
-use common::http::{Player, register, try_call};
+use common::http::{Player, get_ok, register, try_call};
 use common::sse::EventStream;
 
 const SECRET: &str = "reliability-secret-0123456789abcdef0123";
@@ -169,6 +169,33 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// What a multi-process test runs on: a database of its own, a scratch
+/// folder, and the servers' environment on the shared Redis under a key
+/// prefix of its own.
+struct Setup {
+    db: TestDatabase,
+    dir: PathBuf,
+    env: Vec<(String, String)>,
+    prefix: String,
+    redis: String,
+}
+
+/// The setup of the test `name`; `None` when the variables are unset.
+fn setup(name: &str) -> Option<Setup> {
+    let (admin_url, redis) = env_or_skip()?;
+    let db = TestDatabase::create(&admin_url);
+    let dir = temp_dir(name);
+    let prefix = format!("{name}:{}:", uttt::ids::record_id());
+    let env = server_env(&db.url, &redis, &prefix, &dir);
+    Some(Setup {
+        db,
+        dir,
+        env,
+        prefix,
+        redis,
+    })
+}
+
 fn client() -> awc::Client {
     awc::Client::builder()
         .connector(awc::Connector::new().limit(256))
@@ -277,13 +304,9 @@ async fn drive(
 
 #[actix_web::test]
 async fn two_instances_play_ranked_games_without_double_booking_double_moves_or_lost_events() {
-    let Some((admin_url, redis)) = env_or_skip() else {
+    let Some(Setup { db, dir, env, .. }) = setup("two") else {
         return;
     };
-    let db = TestDatabase::create(&admin_url);
-    let dir = temp_dir("two");
-    let prefix = format!("rel:{}:", uttt::ids::record_id());
-    let env = server_env(&db.url, &redis, &prefix, &dir);
     let a = Server::start(free_port(), &env, &dir.join("a.log"));
     let b = Server::start(free_port(), &env, &dir.join("b.log"));
     let http = client();
@@ -623,16 +646,13 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
         load.push(actix_web::rt::spawn(async move {
             let mut id = first;
             while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                let Some(state) = try_call(
+                let Some(state) = get_ok(
                     &http,
-                    "GET",
                     &format!("{base}/api/v1/matches/{id}"),
-                    None,
                     Some(&a.token),
                 )
                 .await
-                .filter(|r| r.status == 200)
-                .map(|r| r.body) else {
+                else {
                     tokio::time::sleep(Duration::from_millis(50)).await;
                     continue;
                 };
@@ -751,16 +771,12 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
     // The waiting player's ticket survived the Redis restart (restored from the database).
     let mut status = Value::Null;
     for _ in 0..50 {
-        if let Some(t) = try_call(
+        if let Some(t) = get_ok(
             &http,
-            "GET",
             &format!("{base}/api/v1/matchmaking/tickets/{ticket_id}"),
-            None,
             Some(&waiting.token),
         )
         .await
-        .filter(|r| r.status == 200)
-        .map(|r| r.body)
         {
             status = t;
             break;
@@ -778,13 +794,16 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
 
 #[actix_web::test]
 async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock() {
-    let Some((admin_url, redis)) = env_or_skip() else {
+    let Some(Setup {
+        db: _db,
+        dir,
+        env,
+        prefix,
+        redis,
+    }) = setup("term")
+    else {
         return;
     };
-    let db = TestDatabase::create(&admin_url);
-    let dir = temp_dir("term");
-    let prefix = format!("term:{}:", uttt::ids::record_id());
-    let env = server_env(&db.url, &redis, &prefix, &dir);
     let mut server = Server::start(free_port(), &env, &dir.join("server.log"));
     let http = client();
     server.ready(&http).await;
@@ -839,15 +858,17 @@ async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock(
 
 #[actix_web::test]
 async fn the_players_of_a_killed_instance_count_as_absent_within_the_lease_lifetime() {
-    let Some((admin_url, redis)) = env_or_skip() else {
-        return;
-    };
     const LEASE_MS: u64 = 1_500;
     const GRACE_MS: u64 = 1_500;
-    let db = TestDatabase::create(&admin_url);
-    let dir = temp_dir("lease");
-    let prefix = format!("lease:{}:", uttt::ids::record_id());
-    let mut env = server_env(&db.url, &redis, &prefix, &dir);
+    let Some(Setup {
+        db: _db,
+        dir,
+        mut env,
+        ..
+    }) = setup("lease")
+    else {
+        return;
+    };
     env.push(("UTTT_PRESENCE_LEASE_MS".into(), LEASE_MS.to_string()));
     let a = Server::start(free_port(), &env, &dir.join("a.log"));
     let b = Server::start(free_port(), &env, &dir.join("b.log"));

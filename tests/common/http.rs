@@ -132,6 +132,15 @@ pub async fn try_call(
         .ok()
 }
 
+/// GETs `url`: the body of a 200 reply; `None` for another status or when
+/// the server cannot be reached.
+pub async fn get_ok(client: &awc::Client, url: &str, token: Option<&str>) -> Option<Value> {
+    try_call(client, "GET", url, None, token)
+        .await
+        .filter(|r| r.status == 200)
+        .map(|r| r.body)
+}
+
 /// Registers `username` with [`PASSWORD`] on the server at `base`.
 pub async fn register(client: &awc::Client, base: &str, username: &str) -> Player {
     let reply = send(
