@@ -278,17 +278,17 @@ async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::M
             stored
         );
         let record = uttt::service::admin::ExportRecord {
-            id: row.id.clone(),
-            mode: row.mode.clone(),
+            id: row.id.to_string(),
+            mode: row.mode.to_string(),
             ladder: row.ladder.clone(),
             rated: row.rated,
             depth: depth.get(),
             time_control: uttt::service::matches::state::TimeControlBody::None,
             x: None,
             o: None,
-            status: row.status.clone(),
-            winner: row.winner.clone(),
-            reason: row.reason.clone(),
+            status: row.status.to_string(),
+            winner: row.winner.map(|w| w.to_string()),
+            reason: row.reason.map(|r| r.to_string()),
             created_at: String::new(),
             finished_at: None,
             moves: uttt::service::admin::moves_text(depth, moves.iter().map(|m| m.square)),
@@ -816,7 +816,7 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
                 .iter()
                 .filter(|m| {
                     m.rated
-                        && m.status == "finished"
+                        && m.status.as_str() == "finished"
                         && (m.x_player_id.as_deref() == Some(&p.id)
                             || m.o_player_id.as_deref() == Some(&p.id))
                 })

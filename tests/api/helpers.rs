@@ -762,13 +762,13 @@ impl TestApp {
         assert_eq!(row.ply as usize, squares.len());
         match (
             row.status.as_str(),
-            row.reason.as_deref(),
+            row.reason.map(|r| r.as_str()),
             replayed.status(),
         ) {
             ("active", None, Status::Ongoing) => assert!(row.winner.is_none()),
             ("finished", Some("three_in_a_row"), Status::Won(seat)) => {
                 assert_eq!(
-                    row.winner.as_deref(),
+                    row.winner.map(|w| w.as_str()),
                     Some(if seat == uttt::rules::Seat::X {
                         "x"
                     } else {
