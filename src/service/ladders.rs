@@ -12,9 +12,9 @@ use crate::store::ratings::{self, RatingChangeRow, RatingRow};
 use crate::time::Millis;
 
 use super::cursor;
-use super::matches::Page;
 use super::matches::record::seat_str;
 use super::matches::state::{RatingChange, RatingChanges, TimeControlBody};
+use super::page::Page;
 use super::{Context, Error, Result};
 
 /// A ladder as clients see it.
