@@ -2,6 +2,9 @@
 //! (a player's and the CPU's), resigning, heartbeats, a player's list and the
 //! event feed. The parts they are built from are the child modules; none of
 //! them imports this one.
+//!
+//! Over 400 lines: one function per use case, each short; the list types
+//! (`MatchSummary`) live with the list that returns them.
 
 pub mod announce;
 pub mod create;
@@ -25,6 +28,7 @@ use crate::store::matches as store;
 use crate::time::{Millis, rfc3339};
 
 use super::accounts::Player;
+use super::cursor;
 pub use super::page::Page;
 use super::{Context, Error, Result};
 pub use announce::{announce_absences, announce_presence, touch};
@@ -333,23 +337,6 @@ fn summary(row: &crate::store::matches::MatchRow, player_id: &str) -> Result<Mat
     })
 }
 
-/// Encodes a keyset position as an opaque cursor.
-pub fn encode_cursor(created_at: i64, id: &str) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{created_at}:{id}"))
-}
-
-/// Decodes a cursor made by [`encode_cursor`].
-pub fn decode_cursor(cursor: &str) -> Option<(i64, String)> {
-    use base64::Engine;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    let (at, id) = text.split_once(':')?;
-    Some((at.parse().ok()?, id.to_owned()))
-}
-
 /// A player's matches, newest first; `status` filters `active` or `finished`.
 ///
 /// # Errors
@@ -370,13 +357,34 @@ pub async fn list_for_player(
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let next_cursor = more
-        .then(|| rows.last().map(|r| encode_cursor(r.created_at, &r.id)))
+        .then(|| {
+            rows.last()
+                .map(|r| cursor::encode_keyset(r.created_at, &r.id))
+        })
         .flatten();
     let items = rows
         .iter()
         .map(|r| summary(r, &player_id))
         .collect::<Result<_>>()?;
     Ok(Page { items, next_cursor })
+}
+
+/// The finished matches of the player named `username` (any case), newest first.
+///
+/// # Errors
+/// `NotFound` for an unknown name; store failures.
+pub async fn finished_of(
+    ctx: &Context,
+    username: String,
+    after: Option<(i64, String)>,
+    limit: u32,
+) -> Result<Page<MatchSummary>> {
+    let player = ctx
+        .db
+        .run(move |conn| crate::store::players::by_username(conn, &username))
+        .await?
+        .ok_or(Error::NotFound("player"))?;
+    list_for_player(ctx, player.id, Some(MatchStatus::Finished), after, limit).await
 }
 
 /// The event feed of one match for a stream: the subscription, made before
