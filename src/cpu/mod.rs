@@ -5,12 +5,15 @@
 //! - [`level`]: the levels; [`budget`]: what a level may spend, capped by
 //!   the clock;
 //! - [`tactics`]: one-move wins and blocks at the root;
-//! - [`playout`]: random playouts; [`mcts`]: the tree search (UCT), generic
-//!   over [`Game`](crate::rules::Game) so each depth compiles to its own code.
+//! - [`playout`]: random or greedy playouts; [`mcts`]: the tree search (UCT
+//!   with an MCTS-solver), generic over [`Game`](crate::rules::Game) so each
+//!   depth compiles to its own code;
+//! - [`openings`]: random openings for matches between CPU players.
 
 pub mod budget;
 pub mod level;
 pub mod mcts;
+pub mod openings;
 pub mod playout;
 pub mod rng;
 pub mod tactics;
@@ -22,7 +25,7 @@ use crate::rules::{Position, Square};
 pub use budget::{Budget, Stopwatch};
 pub use level::Level;
 pub use mcts::{Decision, Report, Settings};
-pub use playout::random_playout;
+pub use playout::{Playout, playout, random_playout};
 pub use rng::Rng;
 
 /// Searches `position` with `settings`, whatever its depth.
