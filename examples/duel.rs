@@ -16,7 +16,7 @@
 //!   iteration bounds still apply); `old5`: level 5 as it was before the
 //!   strength work of issue 22 ([`Settings::baseline`]). Either may take
 //!   overrides after a colon: `c=0.8` (exploration), `tactics=0|1`,
-//!   `solver=0|1`, `playout=random|greedy`, `iters=N`.
+//!   `solver=0|1`, `playout=random|greedy|careful`, `iters=N`.
 //! - `ab-NAME`: their alpha-beta preset NAME (`beginner`, `easy`, `medium`,
 //!   `hard`, `expert`, `max`); `puct-NAME`: their learned-policy PUCT
 //!   preset. `max` thinks `--ms` a move with its node or simulation limit
@@ -90,7 +90,12 @@ impl Overrides {
                     o.playout = Some(match value {
                         "random" => Playout::Random,
                         "greedy" => Playout::Greedy,
-                        _ => return Err(format!("playout is random or greedy, not {value:?}")),
+                        "careful" => Playout::Careful,
+                        _ => {
+                            return Err(format!(
+                                "playout is random, greedy or careful, not {value:?}"
+                            ));
+                        }
                     });
                 }
                 "iters" => {

@@ -7,9 +7,12 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use uttt::cpu::{
-    self, Budget, Decision, Level, Rng, Settings, Stopwatch, budget::clock_cap, think,
+    self, Budget, Decision, Level, Playout, Rng, Settings, Stopwatch, budget::clock_cap, think,
 };
-use uttt::rules::{Address, Depth, Game, MoveList, Position, Seat, Square, Status};
+use uttt::rules::{
+    Address, BoardStatus, Depth, Game, MoveList, Position, Seat, Square, Status, Tree1, Tree2,
+    Tree3,
+};
 
 /// A stopwatch that never moves: only the iteration bound stops a search.
 struct Frozen;
@@ -619,4 +622,67 @@ fn the_solver_finds_forced_wins_in_two_at_depth_two() {
         );
     }
     assert!(found >= 5, "only {found} positions with a win in two");
+}
+
+/// The board `square` lies in, at depth 2.
+fn board_of(square: Square) -> Address {
+    square.to_address(depth(2)).parent().unwrap()
+}
+
+#[test]
+fn greedy_playout_steps_win_a_board_or_avoid_giving_a_free_move_when_they_can() {
+    let mut rng = Rng::new(31);
+    let (mut wins, mut avoided) = (0, 0);
+    for _ in 0..300 {
+        let mut game = Tree2::start();
+        while let Some(chosen) = game.pick_greedy_move(false, |n| rng.below(n)) {
+            let mut moves = MoveList::new(depth(2));
+            game.legal_moves(&mut moves);
+            assert!(moves.contains(chosen));
+            let me = game.turn();
+            let outcome = |square: Square| {
+                let mut next = game;
+                next.play_unchecked(square);
+                let won = next.board_status(&board_of(square)) == Some(BoardStatus::Won(me));
+                // Sent to a leaf-level board, not a free choice.
+                let forced = next.target().is_none_or(|t| t.len() == 1);
+                (won, forced)
+            };
+            let (won, forced) = outcome(chosen);
+            if moves.iter().any(|m| outcome(m).0) {
+                assert!(won, "{game:?}: {chosen:?}");
+                wins += 1;
+            } else if game.target().is_some_and(|t| t.len() == 1)
+                && moves.iter().any(|m| outcome(m).1)
+            {
+                // Sent to one board (not a free choice, where any move goes).
+                assert!(forced, "{game:?}: {chosen:?}");
+                avoided += 1;
+            }
+            game.play_unchecked(chosen);
+        }
+    }
+    assert!(
+        wins > 1_000 && avoided > 1_000,
+        "{wins} wins, {avoided} avoided"
+    );
+}
+
+#[test]
+fn every_playout_policy_finishes_the_match_at_every_depth() {
+    fn finish<G: Game>(policy: Playout, seed: u64) -> (G, Status) {
+        let mut game = G::start();
+        let status = cpu::playout(&mut game, &mut Rng::new(seed), policy);
+        (game, status)
+    }
+    for policy in [Playout::Random, Playout::Greedy, Playout::Careful] {
+        for seed in 0..20 {
+            let (game, status) = finish::<Tree1>(policy, seed);
+            assert!(status.is_over() && game.count_legal_moves() == 0);
+            let (game, status) = finish::<Tree2>(policy, seed);
+            assert!(status.is_over() && game.count_legal_moves() == 0);
+            let (game, status) = finish::<Tree3>(policy, seed);
+            assert!(status.is_over() && game.count_legal_moves() == 0);
+        }
+    }
 }

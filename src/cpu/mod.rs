@@ -41,7 +41,22 @@ pub fn think(position: &Position, settings: &Settings, seed: u64, watch: &dyn St
 /// The settings of `level` for `position`, within `clock_left` when given.
 #[must_use]
 pub fn level_settings(position: &Position, level: Level, clock_left: Option<Duration>) -> Settings {
-    Settings::with_budget(Budget::for_level(level, position.depth(), clock_left))
+    let depth = position.depth();
+    let mut settings = Settings::with_budget(Budget::for_level(level, depth, clock_left));
+    settings.playout = level_playout(depth);
+    settings
+}
+
+/// The levels' playouts at `depth`: greedy ones at depth 2, where they were
+/// measured (README, "Strength"); random elsewhere, where deep playouts are
+/// long and greedy ones were not measured.
+#[must_use]
+pub fn level_playout(depth: crate::rules::Depth) -> Playout {
+    if depth.get() == 2 {
+        Playout::Greedy
+    } else {
+        Playout::Random
+    }
 }
 
 /// Picks a move for the side to move of `position`, within `clock_left` when

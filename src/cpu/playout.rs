@@ -9,9 +9,9 @@ use super::Rng;
 pub enum Playout {
     /// Uniformly random legal moves.
     Random,
-    /// Take a move that wins a board when there is one, otherwise avoid
-    /// sending the opponent to a closed board (a free choice), otherwise
-    /// random ([`Game::pick_greedy_move`]).
+    /// Take a move that wins a board when there is one, otherwise (when
+    /// sent to one board) avoid sending the opponent to a closed board (a
+    /// free choice), otherwise random ([`Game::pick_greedy_move`]).
     Greedy,
     /// As [`Playout::Greedy`], and also avoid sending the opponent to a
     /// board they can complete a line in at once.
