@@ -2,14 +2,22 @@
 //!
 //! Every iteration copies the root position, walks down the tree by the UCB1
 //! rule replaying the moves on the copy, adds one node, finishes the match
-//! with a random playout and credits the result to every node on the path.
-//! Nodes live in one flat vector (20 bytes each, children contiguous), so an
+//! with a playout and credits the result to every node on the path.
+//! Nodes live in one flat vector (24 bytes each, children contiguous), so an
 //! iteration allocates nothing once the vector has room.
+//!
+//! With the solver on (MCTS-solver, Winands et al. 2008), a node whose match
+//! is over is proven won, lost or drawn, and proofs back up: a node is lost
+//! for its mover as soon as one reply wins, won once every reply loses,
+//! drawn once every reply is proven and the best of them draws. Selection
+//! skips proven losses, a proven node counts its exact result instead of a
+//! playout, and the search stops once the root is proven. A proven win is
+//! played by its shortest line, a proven loss by its longest.
 
 use crate::rules::{Game, MoveList, Seat, Square, Status};
 
 use super::budget::{Budget, Stopwatch};
-use super::playout::random_playout;
+use super::playout::{Playout, playout};
 use super::{Rng, tactics};
 
 /// The most nodes one search keeps (40 MiB, about a million iterations at
@@ -28,6 +36,10 @@ pub struct Settings {
     /// one; inside the tree, a node where the mover can win the match has
     /// that move as its only child.
     pub tactics: bool,
+    /// MCTS-solver: proven wins, losses and draws back up through the tree.
+    pub solver: bool,
+    /// How playouts pick their moves.
+    pub playout: Playout,
 }
 
 /// The exploration constant of the levels, chosen by selfplay at depth 2:
@@ -44,6 +56,22 @@ impl Settings {
             budget,
             exploration: EXPLORATION,
             tactics: true,
+            solver: true,
+            playout: Playout::Random,
+        }
+    }
+
+    /// The levels' search as it was before the strength work of issue 22
+    /// (`c` = 0.6, one-move tactics, no solver, random playouts), kept so
+    /// that new settings can be measured against it.
+    #[must_use]
+    pub const fn baseline(budget: Budget) -> Settings {
+        Settings {
+            budget,
+            exploration: 0.6,
+            tactics: true,
+            solver: false,
+            playout: Playout::Random,
         }
     }
 
@@ -54,6 +82,8 @@ impl Settings {
             budget: Budget::iterations(iterations),
             exploration: std::f32::consts::SQRT_2,
             tactics: false,
+            solver: false,
+            playout: Playout::Random,
         }
     }
 }
@@ -70,6 +100,9 @@ pub enum Decision {
     Win,
     /// The most visited move of the search.
     Search,
+    /// The search proved the result (a win played by its shortest line, a
+    /// loss by its longest, or a draw) and stopped.
+    Solved,
 }
 
 /// The result of one search.
@@ -83,6 +116,15 @@ pub struct Report {
     pub nodes: usize,
     /// How the move was chosen.
     pub decision: Decision,
+}
+
+/// What the solver knows of a node, for the player who moved into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Proof {
+    Open,
+    Win,
+    Loss,
+    Draw,
 }
 
 /// One node: the move that led here, its statistics and its children.
@@ -99,6 +141,10 @@ struct Node {
     square: Square,
     /// 0 until expanded.
     count: u16,
+    proof: Proof,
+    /// Plies from here to the end of the match along the proven line
+    /// (saturating), once proven.
+    plies: u8,
 }
 
 impl Node {
@@ -110,6 +156,8 @@ impl Node {
             rsqrt: 0.0,
             square,
             count: 0,
+            proof: Proof::Open,
+            plies: 0,
         }
     }
 }
@@ -155,11 +203,16 @@ pub fn search<G: Game>(game: &G, settings: &Settings, seed: u64, watch: &dyn Sto
     let mut tree = Tree::new(game.clone(), candidates[0], settings, seed, moves);
     tree.expand_with(0, &candidates);
     let iterations = tree.run(&settings.budget, watch);
+    let decision = if tree.nodes[0].proof == Proof::Open {
+        Decision::Search
+    } else {
+        Decision::Solved
+    };
     Report {
         square: Some(tree.best()),
         iterations,
         nodes: tree.nodes.len(),
-        decision: Decision::Search,
+        decision,
     }
 }
 
@@ -174,6 +227,8 @@ struct Tree<G> {
     rng: Rng,
     exploration: f32,
     tactics: bool,
+    solver: bool,
+    playout: Playout,
 }
 
 impl<G: Game> Tree<G> {
@@ -190,6 +245,8 @@ impl<G: Game> Tree<G> {
             rng: Rng::new(seed),
             exploration: settings.exploration,
             tactics: settings.tactics,
+            solver: settings.solver,
+            playout: settings.playout,
         }
     }
 
@@ -199,6 +256,9 @@ impl<G: Game> Tree<G> {
         let mut done = 0;
         while done < budget.iterations {
             if done.is_multiple_of(every) && watch.elapsed() >= budget.time {
+                break;
+            }
+            if self.nodes[0].proof != Proof::Open {
                 break;
             }
             self.iterate();
@@ -212,22 +272,111 @@ impl<G: Game> Tree<G> {
         self.path.clear();
         self.path.push(0);
         let mut node = 0;
-        let status = loop {
+        let result = loop {
             let status = game.status();
             if status.is_over() {
-                break status;
+                if self.solver {
+                    self.prove_terminal(node, status);
+                }
+                break self.value(status);
             }
             let here = self.nodes[node];
+            if here.proof != Proof::Open {
+                break self.proven_value(here.proof);
+            }
             // A leaf's first visit is a playout; its second expands it.
             if here.count == 0 && (here.visits == 0 || !self.expand(node, &game)) {
-                break random_playout(&mut game, &mut self.rng);
+                let status = playout(&mut game, &mut self.rng, self.playout);
+                break self.value(status);
             }
             node = self.select(node);
             game.play_unchecked(self.nodes[node].square);
             // Below MAX_NODES, so it fits in a u32.
             self.path.push(node as u32);
         };
-        self.update(status);
+        self.update(result);
+        if self.solver {
+            self.back_up_proofs();
+        }
+    }
+
+    /// The result of a finished match for the root's side: 1 win, ½ draw.
+    fn value(&self, status: Status) -> f32 {
+        match status.winner() {
+            Some(seat) if seat == self.me => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    }
+
+    /// The result for the root's side of the proven node ending the path.
+    fn proven_value(&self, proof: Proof) -> f32 {
+        // The root's side moved into the nodes at odd steps.
+        let mine = self.path.len().is_multiple_of(2);
+        match (proof, mine) {
+            (Proof::Win, true) | (Proof::Loss, false) => 1.0,
+            (Proof::Win, false) | (Proof::Loss, true) => 0.0,
+            _ => 0.5,
+        }
+    }
+
+    /// Marks `node`, where the match is over, won or drawn by its mover.
+    fn prove_terminal(&mut self, node: usize, status: Status) {
+        let node = &mut self.nodes[node];
+        node.proof = if status.winner().is_some() {
+            // Only the mover can have won on their own move.
+            Proof::Win
+        } else {
+            Proof::Draw
+        };
+        node.plies = 0;
+    }
+
+    /// Walks the path up from its end while the child just proven proves
+    /// its parent too.
+    fn back_up_proofs(&mut self) {
+        for step in (1..self.path.len()).rev() {
+            if self.nodes[self.path[step] as usize].proof == Proof::Open {
+                return;
+            }
+            let parent = self.path[step - 1] as usize;
+            if self.nodes[parent].proof != Proof::Open {
+                return;
+            }
+            let (proof, plies) = self.proof_from_children(parent);
+            if proof == Proof::Open {
+                return;
+            }
+            let node = &mut self.nodes[parent];
+            node.proof = proof;
+            node.plies = plies.saturating_add(1);
+        }
+    }
+
+    /// What the children of `node` prove about it, and the length of the
+    /// line that proves it (before the move into `node`).
+    fn proof_from_children(&self, node: usize) -> (Proof, u8) {
+        let parent = self.nodes[node];
+        let first = parent.first as usize;
+        let children = &self.nodes[first..first + usize::from(parent.count)];
+        // A winning reply: lost, by the shortest win.
+        if let Some(plies) = children
+            .iter()
+            .filter(|c| c.proof == Proof::Win)
+            .map(|c| c.plies)
+            .min()
+        {
+            return (Proof::Loss, plies);
+        }
+        if children.iter().any(|c| c.proof == Proof::Open) {
+            return (Proof::Open, 0);
+        }
+        let longest = children.iter().map(|c| c.plies).max().unwrap_or(0);
+        if children.iter().any(|c| c.proof == Proof::Draw) {
+            (Proof::Draw, longest)
+        } else {
+            (Proof::Win, longest)
+        }
     }
 
     /// Gives `node` its children: the legal moves of `game`, or only a move
@@ -278,6 +427,11 @@ impl<G: Game> Tree<G> {
             if child.visits == 0 {
                 return first + i;
             }
+            // A proven loss is never worth another visit (an unproven node
+            // always has a child that is not one).
+            if child.proof == Proof::Loss {
+                continue;
+            }
             // score/n + spread/√n, as 1/√n · (score · 1/√n + spread).
             let value = child.rsqrt * (child.score * child.rsqrt + spread);
             if value > best_value {
@@ -290,12 +444,8 @@ impl<G: Game> Tree<G> {
 
     /// Credits the result to the path: each node scores for the player who
     /// moved into it, the root's side on odd steps.
-    fn update(&mut self, status: Status) {
-        let (mine, theirs) = match status.winner() {
-            Some(seat) if seat == self.me => (1.0, 0.0),
-            Some(_) => (0.0, 1.0),
-            None => (0.5, 0.5),
-        };
+    fn update(&mut self, mine: f32) {
+        let theirs = 1.0 - mine;
         for (step, &index) in self.path.iter().enumerate() {
             let node = &mut self.nodes[index as usize];
             node.visits += 1;
@@ -304,20 +454,34 @@ impl<G: Game> Tree<G> {
         }
     }
 
-    /// The root's most visited child, the better scoring on a tie; the first
-    /// (a random one, the children being shuffled) when nothing was visited.
+    /// A proven win by its shortest line; otherwise the root's most visited
+    /// child that is not a proven loss, the better scoring on a tie; when
+    /// every child is a proven loss, the longest. The first child (a random
+    /// one, the children being shuffled) when nothing was visited.
     fn best(&self) -> Square {
         let root = self.nodes[0];
         let first = root.first as usize;
         let children = &self.nodes[first..first + usize::from(root.count)];
-        let mut best = children[0];
-        for child in &children[1..] {
-            if child.visits > best.visits
-                || (child.visits == best.visits && child.score > best.score)
-            {
-                best = *child;
+        if let Some(win) = children
+            .iter()
+            .filter(|c| c.proof == Proof::Win)
+            .min_by_key(|c| c.plies)
+        {
+            return win.square;
+        }
+        if children.iter().all(|c| c.proof == Proof::Loss)
+            && let Some(longest) = children.iter().max_by_key(|c| c.plies)
+        {
+            return longest.square;
+        }
+        let mut best: Option<&Node> = None;
+        for child in children.iter().filter(|c| c.proof != Proof::Loss) {
+            if best.is_none_or(|b| {
+                child.visits > b.visits || (child.visits == b.visits && child.score > b.score)
+            }) {
+                best = Some(child);
             }
         }
-        best.square
+        best.unwrap_or(&children[0]).square
     }
 }

@@ -65,6 +65,17 @@ pub trait Game: Clone {
     /// leaf-level board: a random playout's step.
     fn pick_legal_move(&self, pick: impl FnOnce(usize) -> usize) -> Option<Square>;
 
+    /// A playout's step with one-move sense, `pick(n)` choosing one of `n`
+    /// candidates (it is not called once the match is over, and may be called
+    /// more than once): a move that wins its leaf-level board when there is
+    /// one; otherwise, when the side to move was sent to one leaf-level
+    /// board, a move that does not send the opponent to a closed board (a
+    /// free choice of board) and, when `careful`, not to a board where they
+    /// can complete a line at once, when there is one; otherwise any legal
+    /// move (so with a free choice, any move when no board can be won).
+    /// `None` once the match is over.
+    fn pick_greedy_move(&self, careful: bool, pick: impl FnMut(usize) -> usize) -> Option<Square>;
+
     /// Whether `seat` putting its mark on `square` would win the match: the
     /// square is empty, no board on its path is decided, and the mark
     /// completes a line in its board, that board a line in its parent, and so

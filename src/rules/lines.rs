@@ -79,3 +79,43 @@ const fn count_table() -> [u8; 512] {
     }
     table
 }
+
+/// For each mask of held positions (0..512), the positions that would
+/// complete a line of the holder: one more mark there wins the board.
+pub(crate) const COMPLETING: [u16; 512] = completing_table();
+
+const fn completing_table() -> [u16; 512] {
+    let mut table = [0u16; 512];
+    let mut mask: usize = 0;
+    while mask < 512 {
+        let mut position = 0;
+        while position < 9 {
+            let bit: u16 = 1 << position;
+            if (mask as u16) & bit == 0 && has_line(mask as u16 | bit) {
+                table[mask] |= bit;
+            }
+            position += 1;
+        }
+        mask += 1;
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{COMPLETING, FULL, has_line};
+
+    #[test]
+    fn completing_names_exactly_the_squares_that_make_a_line() {
+        for mask in 0..512u16 {
+            for position in 0..9 {
+                let bit = 1 << position;
+                let completes = mask & bit == 0 && has_line(mask | bit);
+                assert_eq!(COMPLETING[usize::from(mask)] & bit != 0, completes);
+            }
+        }
+        // x x . / . . . / . . .: 2 completes the top row.
+        assert_eq!(COMPLETING[0b011], 0b100);
+        assert_eq!(COMPLETING[0] | COMPLETING[usize::from(FULL)], 0);
+    }
+}

@@ -15,7 +15,7 @@
 //! operations stay together so they inline and read as one data structure.
 
 use super::game::Game;
-use super::lines::{COUNT, FULL, POSITIONS, has_line};
+use super::lines::{COMPLETING, COUNT, FULL, POSITIONS, has_line};
 use super::{Address, BoardStatus, Depth, IllegalMove, MoveList, Outcome, Seat, Square, Status};
 
 /// The masks of one board.
@@ -393,6 +393,82 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
         Some(Square::from_raw(
             (first + usize::from(POSITIONS[open][n])) as u16,
         ))
+    }
+
+    #[inline]
+    fn pick_greedy_move(
+        &self,
+        careful: bool,
+        mut pick: impl FnMut(usize) -> usize,
+    ) -> Option<Square> {
+        if self.status.is_over() {
+            return None;
+        }
+        let seat = usize::from(self.ply & 1);
+        let target = usize::from(self.target);
+        let nth = |mask: u16, n: usize| usize::from(POSITIONS[usize::from(mask)][n]);
+        if target < Self::LEAF_START {
+            // A free choice: a board win anywhere, else any move.
+            let mut wins = 0;
+            self.visit_target(&mut |first, open| {
+                let held = self.nodes[Self::LEAF_START + first / 9].held[seat];
+                wins += usize::from(COUNT[usize::from(COMPLETING[usize::from(held)] & open)]);
+            });
+            if wins == 0 {
+                return self.pick_legal_move(pick);
+            }
+            let mut left = pick(wins);
+            let mut found = None;
+            self.visit_target(&mut |first, open| {
+                let held = self.nodes[Self::LEAF_START + first / 9].held[seat];
+                let mask = COMPLETING[usize::from(held)] & open;
+                let count = usize::from(COUNT[usize::from(mask)]);
+                if found.is_none() {
+                    if left < count {
+                        // Below 9^4, so it fits in a u16.
+                        found = Some(Square::from_raw((first + nth(mask, left)) as u16));
+                    } else {
+                        left -= count;
+                    }
+                }
+            });
+            return found;
+        }
+        let node = self.nodes[target];
+        let open = !node.done & FULL;
+        let first = (target - Self::LEAF_START) * 9;
+        let choose = |mask: u16, pick: &mut dyn FnMut(usize) -> usize| {
+            let n = pick(usize::from(COUNT[usize::from(mask)])).min(8);
+            // Below 9^4, so it fits in a u16.
+            Some(Square::from_raw((first + nth(mask, n)) as u16))
+        };
+        let wins = COMPLETING[usize::from(node.held[seat])] & open;
+        if wins != 0 {
+            return choose(wins, &mut pick);
+        }
+        let mut good = 0;
+        let mut rest = open;
+        while rest != 0 {
+            let position = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            let leaf = (first + position) % Self::LEAVES;
+            let next = usize::from(self.relax(leaf));
+            // Filling the last square closes the board itself: the sent-to
+            // board may be this one, so a lone square is never "good".
+            let own_closes = open.count_ones() == 1 && next == target;
+            if next != Self::LEAF_START + leaf || own_closes {
+                continue;
+            }
+            if careful {
+                let sent = self.nodes[next];
+                let sent_open = !sent.done & FULL & !(u16::from(next == target) << position);
+                if COMPLETING[usize::from(sent.held[1 - seat])] & sent_open != 0 {
+                    continue;
+                }
+            }
+            good |= 1 << position;
+        }
+        choose(if good == 0 { open } else { good }, &mut pick)
     }
 
     #[inline]
