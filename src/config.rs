@@ -60,6 +60,8 @@ pub struct PlayerCaps {
     pub practice_matches: u32,
     /// Rooms nobody has joined yet (`UTTT_OPEN_ROOMS_PER_PLAYER`).
     pub open_rooms: u32,
+    /// Pending challenges one challenger may hold (`UTTT_PENDING_CHALLENGES_PER_PLAYER`).
+    pub pending_challenges: u32,
     /// Open event streams, on all instances together (`UTTT_STREAMS_PER_PLAYER`).
     pub streams: u32,
 }
@@ -215,6 +217,8 @@ pub struct LadderConfig {
     pub time_control: TimeControl,
     /// Whether results change ratings.
     pub rated: bool,
+    /// Whether bot accounts may queue here (`"bots": true` in `UTTT_LADDERS`).
+    pub bots: bool,
 }
 
 /// How matchmaking widens its rating window.
@@ -254,6 +258,8 @@ struct LadderText {
     time_control: TimeControlText,
     #[serde(default = "yes")]
     rated: bool,
+    #[serde(default)]
+    bots: bool,
 }
 
 fn yes() -> bool {
@@ -269,6 +275,7 @@ pub fn default_ladders() -> Vec<LadderConfig> {
             depth: 2,
             time_control: TimeControl::TOURNAMENT,
             rated: true,
+            bots: false,
         },
         LadderConfig {
             id: "ultimate-turn30".into(),
@@ -276,6 +283,7 @@ pub fn default_ladders() -> Vec<LadderConfig> {
             depth: 2,
             time_control: TimeControl::PerTurn { turn_ms: 30_000 },
             rated: true,
+            bots: false,
         },
         LadderConfig {
             id: "advanced-10m".into(),
@@ -283,6 +291,7 @@ pub fn default_ladders() -> Vec<LadderConfig> {
             depth: 3,
             time_control: TimeControl::TOURNAMENT,
             rated: true,
+            bots: false,
         },
     ]
 }
@@ -333,6 +342,7 @@ fn ladders(text: Option<String>) -> Result<Vec<LadderConfig>, ConfigError> {
             depth: l.depth,
             time_control,
             rated: l.rated,
+            bots: l.bots,
         };
         match all.iter_mut().find(|x| x.id == ladder.id) {
             Some(existing) => *existing = ladder,
@@ -356,6 +366,8 @@ pub struct Workers {
     pub presence: bool,
     /// Deletes expired refresh tokens and rooms nobody joined.
     pub prune: bool,
+    /// Expires challenges nobody answered in time.
+    pub challenges: bool,
 }
 
 impl Workers {
@@ -366,6 +378,7 @@ impl Workers {
         pairing: true,
         presence: true,
         prune: true,
+        challenges: true,
     };
     /// No worker.
     pub const NONE: Workers = Workers {
@@ -374,10 +387,11 @@ impl Workers {
         pairing: false,
         presence: false,
         prune: false,
+        challenges: false,
     };
 }
 
-/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`.
+/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`, `challenges`.
 fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
     let Some(text) = text else {
         return Ok(Workers::ALL);
@@ -395,11 +409,12 @@ fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
             "pairing" => set.pairing = true,
             "presence" => set.presence = true,
             "prune" => set.prune = true,
+            "challenges" => set.challenges = true,
             other => {
                 return Err(ConfigError {
                     name: "UTTT_WORKERS",
                     message: format!(
-                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, all, none)"
+                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, challenges, all, none)"
                     ),
                 });
             }
@@ -608,6 +623,7 @@ impl Config {
             caps: PlayerCaps {
                 practice_matches: cap("UTTT_PRACTICE_MATCHES_PER_PLAYER", 5)?,
                 open_rooms: cap("UTTT_OPEN_ROOMS_PER_PLAYER", 5)?,
+                pending_challenges: cap("UTTT_PENDING_CHALLENGES_PER_PLAYER", 5)?,
                 streams: cap("UTTT_STREAMS_PER_PLAYER", 10)?,
             },
             room_ttl: Duration::from_secs(number(&get, "UTTT_ROOM_TTL_SECS", 3600)?.max(1)),
@@ -888,6 +904,7 @@ mod tests {
             PlayerCaps {
                 practice_matches: 5,
                 open_rooms: 5,
+                pending_challenges: 5,
                 streams: 10
             }
         );

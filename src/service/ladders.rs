@@ -32,6 +32,8 @@ pub struct LadderInfo {
     pub time_control: TimeControlBody,
     /// Whether results change ratings.
     pub rated: bool,
+    /// Whether bot accounts may play on it.
+    pub bots: bool,
 }
 
 impl From<&LadderConfig> for LadderInfo {
@@ -42,6 +44,7 @@ impl From<&LadderConfig> for LadderInfo {
             depth: l.depth,
             time_control: l.time_control.into(),
             rated: l.rated,
+            bots: l.bots,
         }
     }
 }
