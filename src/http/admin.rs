@@ -15,6 +15,7 @@ use crate::service::admin::{self, AdminMatch, AdminMatchDetail, AdminPlayer, Exp
 use crate::service::matches::{self, MatchSummary, Page};
 use crate::service::{Context, Error, FieldError};
 use crate::store::history::MatchFilter;
+use crate::store::kinds::{EndReason, MatchStatus, Mode};
 use crate::store::players;
 use crate::time::parse_rfc3339;
 
@@ -60,6 +61,19 @@ fn one_of(
     }
 }
 
+/// A filter naming one variant of a stored kind, by its text.
+fn kind<T: Copy>(
+    query: &QueryParams,
+    name: &str,
+    all: &[T],
+    text: fn(T) -> &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<T> {
+    let texts: Vec<&str> = all.iter().map(|&k| text(k)).collect();
+    let value = one_of(query, name, &texts, errors)?;
+    all.iter().copied().find(|&k| text(k) == value)
+}
+
 fn time(query: &QueryParams, name: &str, errors: &mut Vec<FieldError>) -> Option<i64> {
     let value = query.get(name)?;
     let parsed = parse_rfc3339(value);
@@ -81,15 +95,16 @@ async fn filters(
     let mut filter = MatchFilter {
         player_id: None,
         ladder: None,
-        mode: one_of(query, "mode", &["ranked", "casual", "practice"], errors),
-        status: one_of(query, "status", &["active", "finished"], errors),
-        result: one_of(query, "result", &["x", "o", "draw"], errors),
-        reason: one_of(
+        mode: kind(query, "mode", Mode::ALL, Mode::as_str, errors),
+        status: kind(
             query,
-            "reason",
-            &["three_in_a_row", "draw", "timeout", "resignation"],
+            "status",
+            MatchStatus::ALL,
+            MatchStatus::as_str,
             errors,
         ),
+        result: one_of(query, "result", &["x", "o", "draw"], errors),
+        reason: kind(query, "reason", EndReason::ALL, EndReason::as_str, errors),
         from: time(query, "from", errors),
         to: time(query, "to", errors),
     };
@@ -321,7 +336,13 @@ pub async fn player_matches(
         .await
         .map_err(Error::from)?
         .ok_or(Error::NotFound("player"))?;
-    let list =
-        matches::list_for_player(&ctx, player.id, Some("finished"), after, page.limit).await?;
+    let list = matches::list_for_player(
+        &ctx,
+        player.id,
+        Some(MatchStatus::Finished),
+        after,
+        page.limit,
+    )
+    .await?;
     Ok(HttpResponse::Ok().json(list))
 }

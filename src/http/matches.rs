@@ -11,10 +11,11 @@ use super::problem::{Problem, ProblemBody};
 use super::query::{Pagination, QueryParams};
 use crate::clock::TimeControl;
 use crate::cpu::Level;
-use crate::rules::{Depth, Seat};
+use crate::rules::{Address, Depth, Seat};
 use crate::service::matches::state::{MatchState, MoveState, TimeControlBody};
 use crate::service::matches::{self, MatchSummary, Page, PracticeRequest};
 use crate::service::{Context, Error, FieldError};
+use crate::store::kinds::MatchStatus;
 
 /// A practice match against the CPU.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -259,8 +260,20 @@ pub async fn play(
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());
     }
+    let address = parse_address(&address);
     let state = matches::play_move(&ctx, &player, id.into_inner(), ply, address, lag_ms).await?;
     Ok(HttpResponse::Ok().json(state))
+}
+
+/// The address of a move body: coordinates 0..=8, root first. `None` when it
+/// names no square of any board; the move is then refused as `bad_address`,
+/// after the checks that come before legality (seat, ply, turn).
+fn parse_address(coords: &[i64]) -> Option<Address> {
+    let coords: Option<Vec<u8>> = coords
+        .iter()
+        .map(|&c| u8::try_from(c).ok().filter(|c| *c <= 8))
+        .collect();
+    Address::new(&coords?).ok()
 }
 
 /// Resign: allowed at any time, on either player's turn; resigning loses.
@@ -341,11 +354,11 @@ pub struct MyMatchesQuery {
 }
 
 /// Parses a match-list status filter.
-pub fn parse_status(value: Option<&str>, errors: &mut Vec<FieldError>) -> Option<&'static str> {
+pub fn parse_status(value: Option<&str>, errors: &mut Vec<FieldError>) -> Option<MatchStatus> {
     match value {
         None | Some("all") => None,
-        Some("active") => Some("active"),
-        Some("finished") => Some("finished"),
+        Some("active") => Some(MatchStatus::Active),
+        Some("finished") => Some(MatchStatus::Finished),
         Some(_) => {
             errors.push(FieldError::new(
                 "status",

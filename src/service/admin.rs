@@ -12,7 +12,7 @@ use crate::store::matches::{self as store, MatchRow, MoveRow};
 use crate::store::{DbConnection, players, ratings};
 use crate::time::rfc3339;
 
-use super::matches::record::MatchRecord;
+use super::matches::record::{MatchRecord, PlayerId};
 use super::matches::state::{MatchState, TimeControlBody};
 use super::matches::{self, Page, decode_cursor, encode_cursor, play};
 use super::{Context, Error, Result};
@@ -68,27 +68,30 @@ fn names_of(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<HashMap<String
     Ok(store::usernames(conn, &ids)?.into_iter().collect())
 }
 
-fn seated(id: Option<&String>, names: &HashMap<String, String>) -> Option<SeatedPlayer> {
+fn seated(id: Option<&PlayerId>, names: &HashMap<String, String>) -> Option<SeatedPlayer> {
     id.map(|id| SeatedPlayer {
-        id: id.clone(),
-        username: names.get(id).cloned().unwrap_or_else(|| "(deleted)".into()),
+        id: id.to_string(),
+        username: names
+            .get(id.as_str())
+            .cloned()
+            .unwrap_or_else(|| "(deleted)".into()),
     })
 }
 
 fn admin_match(row: &MatchRow, names: &HashMap<String, String>) -> Result<AdminMatch> {
     Ok(AdminMatch {
-        id: row.id.clone(),
-        mode: row.mode.clone(),
+        id: row.id.to_string(),
+        mode: row.mode.as_str().to_owned(),
         ladder: row.ladder.clone(),
         rated: row.rated,
         depth: row.depth()?.get(),
         time_control: row.time_control()?.into(),
-        status: row.status.clone(),
+        status: row.status.as_str().to_owned(),
         ply: u32::try_from(row.ply).unwrap_or(0),
         x: seated(row.x_player_id.as_ref(), names),
         o: seated(row.o_player_id.as_ref(), names),
-        winner: row.winner.clone(),
-        reason: row.reason.clone(),
+        winner: row.winner.map(|w| w.as_str().to_owned()),
+        reason: row.reason.map(|r| r.as_str().to_owned()),
         created_at: rfc3339(row.created_at),
         finished_at: row.finished_at.map(rfc3339),
     })
@@ -364,7 +367,7 @@ pub async fn export_batch(
         .run(move |conn| -> Result<_> {
             let rows = history::search(conn, &filter, after, EXPORT_BATCH)?;
             let names = names_of(conn, &rows)?;
-            let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+            let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
             let mut moves: HashMap<String, Vec<i32>> = HashMap::new();
             for m in history::moves_of(conn, &ids)? {
                 moves.entry(m.match_id).or_default().push(m.square);
@@ -374,7 +377,13 @@ pub async fn export_batch(
                 let m = admin_match(row, &names)?;
                 let depth = row.depth()?;
                 let record = ExportRecord {
-                    moves: moves_text(depth, moves.remove(&row.id).unwrap_or_default().into_iter()),
+                    moves: moves_text(
+                        depth,
+                        moves
+                            .remove(row.id.as_str())
+                            .unwrap_or_default()
+                            .into_iter(),
+                    ),
                     id: m.id,
                     mode: m.mode,
                     ladder: m.ladder,
@@ -395,7 +404,7 @@ pub async fn export_batch(
                 lines.push(line);
             }
             let next = (rows.len() as i64 == EXPORT_BATCH)
-                .then(|| rows.last().map(|r| (r.created_at, r.id.clone())))
+                .then(|| rows.last().map(|r| (r.created_at, r.id.to_string())))
                 .flatten();
             Ok((lines, next))
         })

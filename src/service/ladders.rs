@@ -8,13 +8,12 @@ use crate::config::LadderConfig;
 use crate::rating::{self, Rating, Score};
 use crate::rules::Seat;
 use crate::store::DbConnection;
-use crate::store::matches::MatchRow;
 use crate::store::ratings::{self, RatingChangeRow, RatingRow};
 use crate::time::Millis;
 
 use super::cursor;
 use super::matches::Page;
-use super::matches::record::{MatchRecord, parse_seat, seat_str};
+use super::matches::record::seat_str;
 use super::matches::state::{RatingChange, RatingChanges, TimeControlBody};
 use super::{Context, Error, Result};
 
@@ -178,18 +177,15 @@ fn apply(row: &mut RatingRow, after: Rating, score: Score, now: Millis) {
 /// record's primary key refuses a second application).
 ///
 /// # Errors
-/// Store failures; `Internal` for a rated match without two seated players.
-pub fn apply_result(conn: &mut DbConnection, row: &MatchRow, now: Millis) -> Result<()> {
-    let (Some(ladder), Some(x), Some(o)) = (
-        row.ladder.as_deref(),
-        row.player(Seat::X),
-        row.player(Seat::O),
-    ) else {
-        return Err(Error::Internal(format!(
-            "rated match {} lacks a ladder or a player",
-            row.id
-        )));
-    };
+/// Store failures.
+pub fn apply_result(conn: &mut DbConnection, game: &FinishedMatch<'_>, now: Millis) -> Result<()> {
+    let FinishedMatch {
+        id,
+        ladder,
+        x,
+        o,
+        winner,
+    } = *game;
     let (first, second) = if x <= o { (x, o) } else { (o, x) };
     for id in [first, second] {
         ratings::insert_if_missing(conn, &initial_row(id, ladder, now))?;
@@ -207,7 +203,7 @@ pub fn apply_result(conn: &mut DbConnection, row: &MatchRow, now: Millis) -> Res
         let o_row = locked.remove(0);
         (locked.remove(0), o_row)
     };
-    let x_score = match row.winner.as_deref().and_then(parse_seat) {
+    let x_score = match winner {
         Some(Seat::X) => Score::Win,
         Some(Seat::O) => Score::Loss,
         None => Score::Draw,
@@ -221,7 +217,7 @@ pub fn apply_result(conn: &mut DbConnection, row: &MatchRow, now: Millis) -> Res
         ratings::insert_change(
             conn,
             &RatingChangeRow {
-                match_id: row.id.clone(),
+                match_id: id.to_owned(),
                 seat: seat_str(seat).to_owned(),
                 player_id: rating_row.player_id.clone(),
                 ladder: ladder.to_owned(),
@@ -240,8 +236,23 @@ pub fn apply_result(conn: &mut DbConnection, row: &MatchRow, now: Millis) -> Res
     apply(&mut o_row, o_after, x_score.opposite(), now);
     ratings::save(conn, &x_row)?;
     ratings::save(conn, &o_row)?;
-    tracing::info!(match.id = %row.id, ladder, x.after = x_after.rating, o.after = o_after.rating, "ratings updated");
+    tracing::info!(match.id = %id, ladder, x.after = x_after.rating, o.after = o_after.rating, "ratings updated");
     Ok(())
+}
+
+/// What a rating update reads of a finished rated match.
+#[derive(Debug, Clone, Copy)]
+pub struct FinishedMatch<'a> {
+    /// The match.
+    pub id: &'a str,
+    /// Its ladder.
+    pub ladder: &'a str,
+    /// Seat X's player.
+    pub x: &'a str,
+    /// Seat O's player.
+    pub o: &'a str,
+    /// The winner; `None` for a draw.
+    pub winner: Option<Seat>,
 }
 
 /// The rating changes of a match, when it has them.

@@ -5,6 +5,7 @@
 pub mod challenges;
 mod connection;
 pub mod history;
+pub mod kinds;
 pub mod matches;
 pub mod players;
 pub mod ratings;

@@ -6,6 +6,8 @@
 // covers `#[test]` functions; this covers the helpers they call).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "../common/mod.rs"]
+mod common;
 mod support;
 
 mod accounts;

@@ -15,16 +15,16 @@ use utoipa::ToSchema;
 use crate::broker::{Notice, Subscription};
 use crate::clock::TimeControl;
 use crate::cpu::Level;
-use crate::rules::{Depth, Seat};
+use crate::rules::{Address, Depth, Seat, Square};
 use crate::store::matches as store;
 use crate::time::{Millis, rfc3339};
 
 use super::accounts::Player;
 use super::{Context, Error, Result};
 use create::{NewMatch, SeatSpec};
-use play::{MoveOutcome, Mover, ResignOutcome, Snapshot};
+use play::{Choice, MoveOutcome, Mover, ResignOutcome, Snapshot};
 pub use presence::{announce_absences, announce_presence, connected, touch};
-use record::{MatchRecord, Mode, seat_str};
+use record::{MatchRecord, MatchStatus, Mode, PlayerId, seat_str};
 use state::{MatchState, MoveState, TimeControlBody};
 
 /// The event channel of a match.
@@ -194,8 +194,9 @@ pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchStat
     render(ctx, &snap).await
 }
 
-/// Plays a move for `player`, whose client reports `lag_ms` of network time;
-/// see [`play::play`] for the rules.
+/// Plays a move for `player` at `address` (`None`: the request named no
+/// square), whose client reports `lag_ms` of network time; see
+/// [`play::play`] for the rules.
 ///
 /// # Errors
 /// Every refusal of API.md's move rules.
@@ -205,14 +206,15 @@ pub async fn play_move(
     player: &Player,
     id: String,
     ply: u32,
-    address: Vec<i64>,
+    address: Option<Address>,
     lag_ms: Option<Millis>,
 ) -> Result<MatchState> {
     let now = ctx.time.now_ms();
-    let mover = Mover::Player(player.id.clone());
+    let mover = Mover::Player(PlayerId::from(player.id.as_str()));
+    let choice = Choice::Address(address);
     let outcome = ctx
         .db
-        .write(move |conn| play::play(conn, &id, &mover, ply, &address, lag_ms, now))
+        .write(move |conn| play::play(conn, &id, &mover, ply, &choice, lag_ms, now))
         .await?;
     match outcome {
         MoveOutcome::Applied(snap) => {
@@ -243,12 +245,13 @@ pub async fn play_cpu_move(
     id: String,
     seat: Seat,
     ply: u32,
-    address: Vec<i64>,
+    square: Square,
 ) -> Result<Option<MatchState>> {
     let now = ctx.time.now_ms();
+    let choice = Choice::Square(square);
     let outcome = ctx
         .db
-        .write(move |conn| play::play(conn, &id, &Mover::Cpu(seat), ply, &address, None, now))
+        .write(move |conn| play::play(conn, &id, &Mover::Cpu(seat), ply, &choice, None, now))
         .await;
     match outcome {
         Ok(MoveOutcome::Applied(snap)) => {
@@ -369,20 +372,20 @@ pub struct Page<T> {
 
 fn summary(row: &crate::store::matches::MatchRow, player_id: &str) -> Result<MatchSummary> {
     Ok(MatchSummary {
-        id: row.id.clone(),
-        mode: row.mode.clone(),
+        id: row.id.to_string(),
+        mode: row.mode.as_str().to_owned(),
         ladder: row.ladder.clone(),
         rated: row.rated,
         depth: row.depth()?.get(),
         time_control: row.time_control()?.into(),
-        status: row.status.clone(),
+        status: row.status.as_str().to_owned(),
         ply: u32::try_from(row.ply).unwrap_or(0),
         turn: row.to_move_seat().map(seat_str),
         seat: row.seat_of(player_id).map(seat_str),
-        x: row.x_player_id.clone(),
-        o: row.o_player_id.clone(),
-        winner: row.winner.clone(),
-        reason: row.reason.clone(),
+        x: row.x_player_id.as_deref().map(str::to_owned),
+        o: row.o_player_id.as_deref().map(str::to_owned),
+        winner: row.winner.map(|w| w.as_str().to_owned()),
+        reason: row.reason.map(|r| r.as_str().to_owned()),
         created_at: rfc3339(row.created_at),
         finished_at: row.finished_at.map(rfc3339),
     })
@@ -412,7 +415,7 @@ pub fn decode_cursor(cursor: &str) -> Option<(i64, String)> {
 pub async fn list_for_player(
     ctx: &Context,
     player_id: String,
-    status: Option<&'static str>,
+    status: Option<MatchStatus>,
     after: Option<(i64, String)>,
     limit: u32,
 ) -> Result<Page<MatchSummary>> {

@@ -13,7 +13,7 @@ use crate::store::matches::{MatchRow, MoveRow};
 use crate::time::{Millis, rfc3339};
 
 use super::super::Result;
-use super::record::{Controller, MatchRecord, parse_seat, seat_str};
+use super::record::{Controller, EndReason, MatchRecord, seat_str};
 
 /// A time control as the API writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -224,7 +224,7 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
     let controller = row.controller(seat);
     match row.player(seat) {
         Some(id) => SeatState {
-            id: Some(id.to_owned()),
+            id: Some(id.to_string()),
             username: names.of(seat).unwrap_or("(deleted)").to_owned(),
             controller: controller.as_str(),
             connected,
@@ -307,18 +307,22 @@ pub fn render(
         }
     };
     let result = (!active).then(|| ResultState {
-        winner: row.winner.as_deref().and_then(parse_seat).map(seat_str),
-        reason: row.reason.clone().unwrap_or_default(),
+        winner: row.winner_seat().map(seat_str),
+        reason: row
+            .reason
+            .map(EndReason::as_str)
+            .unwrap_or_default()
+            .to_owned(),
         rating_changes,
     });
     Ok(MatchState {
-        id: row.id.clone(),
-        mode: row.mode.clone(),
+        id: row.id.to_string(),
+        mode: row.mode.as_str().to_owned(),
         ladder: row.ladder.clone(),
         rated: row.rated,
         depth: depth.get(),
         time_control: tc.into(),
-        status: row.status.clone(),
+        status: row.status.as_str().to_owned(),
         ply: u32::try_from(row.ply).unwrap_or(0),
         turn: to_move.map(seat_str),
         players: Seats {

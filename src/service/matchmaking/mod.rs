@@ -387,7 +387,7 @@ pub async fn make_match(
         .await;
     }
     matches::publish(ctx, &snap).await?;
-    Ok(Some(match_id))
+    Ok(Some(match_id.into_string()))
 }
 
 /// Cancels, as `in_active_match`, the tickets among `tickets` whose players

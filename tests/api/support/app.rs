@@ -8,7 +8,7 @@ use uttt::config::{Config, DatabaseConfig};
 use uttt::service::Context;
 use uttt::time::{ManualTime, TimeSource};
 
-use super::db::TestDatabase;
+use crate::common::db::TestDatabase;
 
 /// The JWT secret every test server uses, so tests can forge tokens.
 pub const SECRET: &str = "test-secret-0123456789abcdef0123456789";

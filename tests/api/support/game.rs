@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::app::TestApp;
-use super::client::{Player, Reply};
+use crate::common::http::{Player, Reply};
 
 /// The legal moves of a match state, as `"4.0"` texts.
 pub fn legal_of(state: &Value) -> Vec<String> {

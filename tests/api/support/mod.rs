@@ -9,14 +9,13 @@
 
 mod app;
 mod client;
-pub mod db;
 mod game;
 mod ranked;
 mod sse;
 mod wait;
 
+pub use crate::common::http::{Player, Reply};
+pub use crate::common::sse::EventStream;
 pub use app::{Backend, SECRET, TestApp, TestConfig};
-pub use client::{Player, Reply};
 pub use game::{addr, legal_of};
-pub use sse::EventStream;
 pub use wait::eventually;

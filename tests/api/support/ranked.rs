@@ -7,8 +7,8 @@ use serde_json::json;
 use uttt::time::TimeSource;
 
 use super::app::TestApp;
-use super::client::Player;
 use super::wait::eventually;
+use crate::common::http::Player;
 
 impl TestApp {
     /// A player inserted straight into the database with a token, for tests
