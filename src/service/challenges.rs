@@ -448,13 +448,13 @@ pub async fn accept(ctx: &Context, player: &Player, id: &str) -> Result<Accepted
             }
             let snap = start_match(conn, &row, &ladders_config, now)?;
             row.status = Status::Accepted.as_str().to_owned();
-            row.match_id = Some(snap.row.id.clone());
+            row.match_id = Some(snap.row.id.to_string());
             row.updated_at = now;
             store::save(conn, &row)?;
             Ok((row, snap))
         })
         .await?;
-    let match_id = snap.row.id.clone();
+    let match_id = snap.row.id.to_string();
     tracing::info!(challenge.id = %row.id, match.id = %match_id, "challenge accepted");
     events::notify_player(
         ctx,
