@@ -284,6 +284,8 @@ pub struct LeaderPlayer {
     pub id: String,
     /// Name.
     pub username: String,
+    /// Whether the account is a bot.
+    pub bot: bool,
 }
 
 /// One leaderboard row.
@@ -348,6 +350,7 @@ pub async fn leaderboard(
     ctx: &Context,
     ladder: String,
     after: Option<LeaderCursor>,
+    bots: Option<bool>,
     limit: u32,
 ) -> Result<Page<LeaderEntry>> {
     if ctx.config.ladder(&ladder).is_none() {
@@ -358,18 +361,19 @@ pub async fn leaderboard(
     let fetch = i64::from(limit) + 1;
     let mut rows = ctx
         .db
-        .run(move |conn| ratings::leaderboard(conn, &ladder, keyset, fetch))
+        .run(move |conn| ratings::leaderboard(conn, &ladder, keyset, bots, fetch))
         .await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let items: Vec<LeaderEntry> = rows
         .iter()
         .zip(start_rank + 1..)
-        .map(|((r, username), rank)| LeaderEntry {
+        .map(|((r, username, bot), rank)| LeaderEntry {
             rank,
             player: LeaderPlayer {
                 id: r.player_id.clone(),
                 username: username.clone(),
+                bot: *bot,
             },
             rating: shown(r.rating),
             deviation: shown(r.deviation),
@@ -382,7 +386,7 @@ pub async fn leaderboard(
         .collect();
     let next_cursor = more
         .then(|| {
-            rows.last().map(|(r, _)| {
+            rows.last().map(|(r, _, _)| {
                 encode_leader_cursor(&(
                     r.established,
                     r.rating,

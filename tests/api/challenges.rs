@@ -334,3 +334,151 @@ both_backends! {
         assert_eq!(app.get("/api/v1/me", Some(&fresh.token)).await.body["bot"], true);
     }
 }
+
+/// A server with a rated ladder open to bots (`bots-1m`, depth 1) and manual workers.
+async fn bots_app(backend: Backend) -> Option<TestApp> {
+    let mut config = TestConfig::new(backend)?;
+    config.config.workers = uttt::config::Workers::NONE;
+    config.config.matchmaking.window_start = 5000.0;
+    config.config.ladders.push(uttt::config::LadderConfig {
+        id: "bots-1m".into(),
+        name: "Bots welcome".into(),
+        depth: 1,
+        time_control: uttt::clock::TimeControl::clock(60_000, 0).unwrap(),
+        rated: true,
+        bots: true,
+    });
+    Some(TestApp::start(config).await)
+}
+
+async fn played(app: &TestApp, who: &Player, ladder: &str, games: i32) {
+    let (pid, lid, now) = (
+        who.id.clone(),
+        ladder.to_owned(),
+        chrono::Utc::now().timestamp_millis(),
+    );
+    app.ctx
+        .db
+        .run(move |conn| -> uttt::service::Result<()> {
+            let mut row = uttt::service::ladders::ensure(conn, &pid, &lid, now)?;
+            row.games = games;
+            row.wins = games;
+            uttt::store::ratings::save(conn, &row)?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+}
+
+async fn bots_on_ladders(app: TestApp) {
+    let bot = app.quick_player("robot").await;
+    let human = app.quick_player("human").await;
+    make_bot(&app, &bot).await;
+
+    // A bot on a ladder closed to bots is refused; one open to bots takes it.
+    app.post(
+        "/api/v1/matchmaking/tickets",
+        &json!({"ladder": "ultimate-10m"}),
+        Some(&bot.token),
+    )
+    .await
+    .expect_problem(403, "forbidden");
+    let ladders = app.get("/api/v1/ladders", None).await;
+    let open: Vec<&str> = ladders
+        .body
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["bots"] == true)
+        .map(|l| l["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(open, ["bots-1m"]);
+    let bt = app.queue(&bot, "bots-1m").await;
+    let ht = app.queue(&human, "bots-1m").await;
+    assert_eq!(
+        uttt::worker::pairing::tick(&app.ctx).await.unwrap().matched,
+        1
+    );
+    let match_id = app.matched(&bot, &bt).await;
+    assert_eq!(app.matched(&human, &ht).await, match_id);
+    let state = app.state(&human, &match_id).await;
+    assert_eq!(state["rated"], true);
+    let seats = [&state["players"]["x"], &state["players"]["o"]];
+    for seat in seats {
+        let is_bot = seat["id"] == bot.id.as_str();
+        assert_eq!(seat["bot"], is_bot, "{seat}");
+    }
+
+    // Profiles, /me and leaderboards say who is a bot; leaderboards filter.
+    assert_eq!(
+        app.get("/api/v1/players/robot", None).await.body["bot"],
+        true
+    );
+    assert_eq!(
+        app.get("/api/v1/players/human", None).await.body["bot"],
+        false
+    );
+    played(&app, &bot, "ultimate-10m", 3).await;
+    played(&app, &human, "ultimate-10m", 2).await;
+    let all = app
+        .get("/api/v1/ladders/ultimate-10m/leaderboard", None)
+        .await;
+    all.expect(200);
+    let names = |reply: &crate::support::Reply| -> Vec<(String, bool)> {
+        reply.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                (
+                    i["player"]["username"].as_str().unwrap().to_owned(),
+                    i["player"]["bot"].as_bool().unwrap(),
+                )
+            })
+            .collect()
+    };
+    let mut everyone = names(&all);
+    everyone.sort();
+    assert_eq!(
+        everyone,
+        [("human".to_owned(), false), ("robot".to_owned(), true)]
+    );
+    let bots = app
+        .get(
+            "/api/v1/ladders/ultimate-10m/leaderboard?players=bots",
+            None,
+        )
+        .await;
+    assert_eq!(names(&bots), [("robot".to_owned(), true)]);
+    assert_eq!(bots.body["items"][0]["rank"], 1);
+    let humans = app
+        .get(
+            "/api/v1/ladders/ultimate-10m/leaderboard?players=humans",
+            None,
+        )
+        .await;
+    assert_eq!(names(&humans), [("human".to_owned(), false)]);
+    assert_eq!(humans.body["items"][0]["rank"], 1);
+    app.get(
+        "/api/v1/ladders/ultimate-10m/leaderboard?players=robots",
+        None,
+    )
+    .await
+    .expect_problem(422, "validation_failed");
+}
+
+mod bots {
+    use super::*;
+
+    #[actix_web::test]
+    async fn bots_on_ladders_sqlite() {
+        bots_on_ladders(bots_app(Backend::Sqlite).await.unwrap()).await;
+    }
+
+    #[actix_web::test]
+    async fn bots_on_ladders_postgres() {
+        if let Some(app) = bots_app(Backend::Postgres).await {
+            bots_on_ladders(app).await;
+        }
+    }
+}
