@@ -14,7 +14,7 @@ use crate::cpu::Level;
 use crate::rules::{Address, Depth, Seat};
 use crate::service::matches::state::{MatchState, MoveState, TimeControlBody};
 use crate::service::matches::{self, MatchSummary, Page, PracticeRequest};
-use crate::service::{Context, Error, FieldError};
+use crate::service::{Context, Error, FieldError, cursor};
 use crate::store::kinds::MatchStatus;
 
 /// A practice match against the CPU.
@@ -135,7 +135,13 @@ pub async fn create(
     Authenticated(player): Authenticated,
     body: JsonBody<CreateMatchBody>,
 ) -> Result<HttpResponse, Problem> {
-    let body = body.0;
+    let request = parse_practice(body.0).map_err(Error::Validation)?;
+    let state = matches::create_practice(&ctx, &player, request).await?;
+    Ok(HttpResponse::Created().json(state))
+}
+
+/// Parses a practice match's body; every field error at once.
+fn parse_practice(body: CreateMatchBody) -> Result<PracticeRequest, Vec<FieldError>> {
     let mut errors = Vec::new();
     if body.opponent != "cpu" {
         errors.push(FieldError::new(
@@ -166,20 +172,14 @@ pub async fn create(
     let (Some(depth), Some(time_control), Some(level), Some(seat), true) =
         (depth, tc, level, seat, errors.is_empty())
     else {
-        return Err(Error::Validation(errors).into());
+        return Err(errors);
     };
-    let state = matches::create_practice(
-        &ctx,
-        &player,
-        PracticeRequest {
-            depth,
-            time_control,
-            level,
-            seat,
-        },
-    )
-    .await?;
-    Ok(HttpResponse::Created().json(state))
+    Ok(PracticeRequest {
+        depth,
+        time_control,
+        level,
+        seat,
+    })
 }
 
 fn etag(state: &MatchState) -> String {
@@ -388,7 +388,7 @@ pub async fn my_matches(
 ) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let page = query.pagination(&mut errors);
-    let after = page.cursor(matches::decode_cursor, &mut errors);
+    let after = page.cursor(cursor::decode_keyset, &mut errors);
     let status = parse_status(query.get("status"), &mut errors);
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());

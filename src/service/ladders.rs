@@ -1,5 +1,8 @@
 //! Ladders and ratings: the configured ladders, Glicko-2 results applied in
 //! the transaction of a rated match's final move, profiles and leaderboards.
+//!
+//! Over 400 lines: ratings, profiles and leaderboards read the same rating
+//! rows; the rating arithmetic itself is the pure `rating` module.
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -7,14 +10,14 @@ use utoipa::ToSchema;
 use crate::config::LadderConfig;
 use crate::rating::{self, Rating, Score};
 use crate::rules::Seat;
-use crate::store::DbConnection;
 use crate::store::ratings::{self, RatingChangeRow, RatingRow};
-use crate::time::Millis;
+use crate::store::{DbConnection, players};
+use crate::time::{Millis, rfc3339};
 
 use super::cursor;
-use super::matches::Page;
 use super::matches::record::seat_str;
 use super::matches::state::{RatingChange, RatingChanges, TimeControlBody};
+use super::page::Page;
 use super::{Context, Error, Result};
 
 /// A ladder as clients see it.
@@ -238,6 +241,41 @@ pub fn apply_result(conn: &mut DbConnection, game: &FinishedMatch<'_>, now: Mill
     ratings::save(conn, &o_row)?;
     tracing::info!(match.id = %id, ladder, x.after = x_after.rating, o.after = o_after.rating, "ratings updated");
     Ok(())
+}
+
+/// A player's public profile.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Profile {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub username: String,
+    /// When they registered.
+    pub created_at: String,
+    /// Whether the account is a bot.
+    pub bot: bool,
+    /// Standing on every ladder (the initial rating where they have not played).
+    pub ratings: Vec<LadderRating>,
+}
+
+/// The public profile of the player named `username` (any case).
+///
+/// # Errors
+/// `NotFound`, store failures.
+pub async fn profile(ctx: &Context, username: String) -> Result<Profile> {
+    let player = ctx
+        .db
+        .run(move |conn| players::by_username(conn, &username))
+        .await?
+        .ok_or(Error::NotFound("player"))?;
+    let ratings = ratings_of(ctx, player.id.clone()).await?;
+    Ok(Profile {
+        id: player.id,
+        username: player.username,
+        created_at: rfc3339(player.created_at),
+        bot: player.bot,
+        ratings,
+    })
 }
 
 /// What a rating update reads of a finished rated match.

@@ -1,4 +1,7 @@
 //! Queries on `matches` and `moves`.
+//!
+//! Over 400 lines: every query on the match and move tables, each short, so a
+//! use case finds them in one place.
 
 use diesel::prelude::*;
 

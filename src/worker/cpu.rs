@@ -55,13 +55,13 @@ pub async fn tick(ctx: &Context) -> Result<usize> {
 
 fn level_of(row: &MatchRow, seat: Seat) -> Level {
     let practice = row.player(seat).is_none();
-    let level = if practice {
-        row.cpu_level
-            .and_then(|l| u8::try_from(l).ok())
-            .unwrap_or(1)
-    } else {
-        crate::service::matches::dropout::SUBSTITUTE_LEVEL
-    };
+    if !practice {
+        return Level::SUBSTITUTE;
+    }
+    let level = row
+        .cpu_level
+        .and_then(|l| u8::try_from(l).ok())
+        .unwrap_or(1);
     Level::new(level).unwrap_or(Level::MAX)
 }
 

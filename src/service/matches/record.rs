@@ -215,7 +215,7 @@ impl MatchRecord for MatchRow {
                     && self.player(seat).is_some()
                     && self.cpu_claimed_until.is_none()
                 {
-                    let pace = super::dropout::substitute_pace(tc, self, seat);
+                    let pace = super::grace::substitute_pace(tc, self.bank(seat));
                     // Claimable once the claim time is past, i.e. from turn start + pace.
                     self.cpu_claimed_until = Some(self.turn_started_at.saturating_add(pace) - 1);
                 }

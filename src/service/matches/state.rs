@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::clock::TimeControl;
+use crate::cpu::Level;
 use crate::rules::{BoardStatus, MoveList, Position, Seat, Square};
 use crate::store::matches::{MatchRow, MoveRow};
 use crate::time::{Millis, rfc3339};
@@ -239,7 +240,7 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
             username: names.of(seat).unwrap_or("(deleted)").to_owned(),
             controller: controller.as_str(),
             connected,
-            cpu_level: (controller == Controller::Cpu).then_some(super::dropout::SUBSTITUTE_LEVEL),
+            cpu_level: (controller == Controller::Cpu).then_some(Level::SUBSTITUTE.get()),
             bot: names.bot(seat),
         },
         None => {
