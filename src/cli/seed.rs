@@ -142,15 +142,17 @@ pub fn run(
                 username: name,
                 password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2VlZHNlZWQ$unusable".into(),
                 role: "player".into(),
+                bot: false,
+                accept_bot_challenges: true,
                 created_at: now - 400 * DAY_MS,
             }
         })
         .collect();
     match &mut *conn {
-        DbConnection::Pg(pg) => insert_chunked(&player_rows, 6, |r| {
+        DbConnection::Pg(pg) => insert_chunked(&player_rows, 8, |r| {
             diesel::insert_into(players::table).values(r).execute(pg)
         })?,
-        DbConnection::Sqlite(lite) => insert_chunked(&player_rows, 6, |r| {
+        DbConnection::Sqlite(lite) => insert_chunked(&player_rows, 8, |r| {
             diesel::insert_into(players::table).values(r).execute(lite)
         })?,
     }

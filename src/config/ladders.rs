@@ -18,6 +18,8 @@ pub struct LadderConfig {
     pub time_control: TimeControl,
     /// Whether results change ratings.
     pub rated: bool,
+    /// Whether bot accounts may queue here (`"bots": true` in `UTTT_LADDERS`).
+    pub bots: bool,
 }
 
 /// How matchmaking widens its rating window.
@@ -57,6 +59,8 @@ struct LadderText {
     time_control: TimeControlText,
     #[serde(default = "yes")]
     rated: bool,
+    #[serde(default)]
+    bots: bool,
 }
 
 fn yes() -> bool {
@@ -72,6 +76,7 @@ pub fn default_ladders() -> Vec<LadderConfig> {
             depth: 2,
             time_control: TimeControl::TOURNAMENT,
             rated: true,
+            bots: false,
         },
         LadderConfig {
             id: "ultimate-turn30".into(),
@@ -79,6 +84,7 @@ pub fn default_ladders() -> Vec<LadderConfig> {
             depth: 2,
             time_control: TimeControl::PerTurn { turn_ms: 30_000 },
             rated: true,
+            bots: false,
         },
         LadderConfig {
             id: "advanced-10m".into(),
@@ -86,6 +92,7 @@ pub fn default_ladders() -> Vec<LadderConfig> {
             depth: 3,
             time_control: TimeControl::TOURNAMENT,
             rated: true,
+            bots: false,
         },
     ]
 }
@@ -136,6 +143,7 @@ pub(super) fn ladders(text: Option<String>) -> Result<Vec<LadderConfig>, ConfigE
             depth: l.depth,
             time_control,
             rated: l.rated,
+            bots: l.bots,
         };
         match all.iter_mut().find(|x| x.id == ladder.id) {
             Some(existing) => *existing = ladder,

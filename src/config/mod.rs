@@ -46,6 +46,8 @@ pub struct PlayerCaps {
     pub practice_matches: u32,
     /// Rooms nobody has joined yet (`UTTT_OPEN_ROOMS_PER_PLAYER`).
     pub open_rooms: u32,
+    /// Pending challenges one challenger may hold (`UTTT_PENDING_CHALLENGES_PER_PLAYER`).
+    pub pending_challenges: u32,
     /// Open event streams, on all instances together (`UTTT_STREAMS_PER_PLAYER`).
     pub streams: u32,
 }
@@ -230,6 +232,7 @@ impl Config {
             caps: PlayerCaps {
                 practice_matches: cap("UTTT_PRACTICE_MATCHES_PER_PLAYER", 5)?,
                 open_rooms: cap("UTTT_OPEN_ROOMS_PER_PLAYER", 5)?,
+                pending_challenges: cap("UTTT_PENDING_CHALLENGES_PER_PLAYER", 5)?,
                 streams: cap("UTTT_STREAMS_PER_PLAYER", 10)?,
             },
             room_ttl: Duration::from_secs(number(&get, "UTTT_ROOM_TTL_SECS", 3600)?.max(1)),

@@ -206,6 +206,7 @@ fn caps_and_limits_have_documented_defaults() {
         PlayerCaps {
             practice_matches: 5,
             open_rooms: 5,
+            pending_challenges: 5,
             streams: 10
         }
     );

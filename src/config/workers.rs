@@ -19,6 +19,8 @@ pub struct Workers {
     pub presence: bool,
     /// Deletes expired refresh tokens and rooms nobody joined.
     pub prune: bool,
+    /// Expires challenges nobody answered in time.
+    pub challenges: bool,
 }
 
 impl Workers {
@@ -29,6 +31,7 @@ impl Workers {
         pairing: true,
         presence: true,
         prune: true,
+        challenges: true,
     };
     /// No worker.
     pub const NONE: Workers = Workers {
@@ -37,10 +40,11 @@ impl Workers {
         pairing: false,
         presence: false,
         prune: false,
+        challenges: false,
     };
 }
 
-/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`.
+/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`, `challenges`.
 pub(super) fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
     let Some(text) = text else {
         return Ok(Workers::ALL);
@@ -58,11 +62,12 @@ pub(super) fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
             "pairing" => set.pairing = true,
             "presence" => set.presence = true,
             "prune" => set.prune = true,
+            "challenges" => set.challenges = true,
             other => {
                 return Err(ConfigError {
                     name: "UTTT_WORKERS",
                     message: format!(
-                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, all, none)"
+                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, challenges, all, none)"
                     ),
                 });
             }

@@ -8,6 +8,7 @@ use super::auth::{Authenticated, client_address};
 use super::json::JsonBody;
 use super::problem::{Problem, ProblemBody};
 use crate::service::accounts::{self, Password, Player, Role, Session, Username};
+use crate::service::bots::{self, Preferences};
 use crate::service::ladders::{self, LadderRating};
 use crate::service::{Context, Error, FieldError};
 use crate::time::rfc3339;
@@ -47,11 +48,14 @@ pub struct AccountBody {
     pub role: Role,
     /// When the account was made.
     pub created_at: String,
+    /// Whether the account is a bot.
+    pub bot: bool,
 }
 
 impl From<Player> for AccountBody {
     fn from(p: Player) -> Self {
         AccountBody {
+            bot: p.bot,
             id: p.id,
             username: p.username,
             role: p.role,
@@ -204,6 +208,8 @@ pub struct MeBody {
     pub role: Role,
     /// When the account was made.
     pub created_at: String,
+    /// Whether the account is a bot.
+    pub bot: bool,
     /// Standing on every ladder (the initial rating where they have not played).
     pub ratings: Vec<LadderRating>,
 }
@@ -229,6 +235,71 @@ pub async fn me(
         username: account.username,
         role: account.role,
         created_at: account.created_at,
+        bot: account.bot,
         ratings,
     }))
+}
+
+/// Turn your account into a bot account, for good. Bots play through the
+/// same endpoints as humans, only on ladders with `"bots": true`.
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The account, now a bot (asking again answers the same)", body = AccountBody),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`has_rated_games`: the account played rated games as a human; or `in_active_match` while it sits in an unfinished ranked match", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[post("/me/bot")]
+pub async fn make_bot(
+    ctx: web::Data<Context>,
+    Authenticated(player): Authenticated,
+) -> Result<HttpResponse, Problem> {
+    let player = bots::make_bot(&ctx, &player).await?;
+    Ok(HttpResponse::Ok().json(AccountBody::from(player)))
+}
+
+/// New values for your preferences; fields left out stay as they are.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct PreferencesBody {
+    /// Whether challenges from bot accounts reach you (default true).
+    #[serde(default)]
+    pub accept_bot_challenges: Option<bool>,
+}
+
+/// Your preferences.
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "Your preferences", body = Preferences),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/me/preferences")]
+pub async fn get_preferences(Authenticated(player): Authenticated) -> HttpResponse {
+    HttpResponse::Ok().json(bots::preferences(&player))
+}
+
+/// Change your preferences (`accept_bot_challenges: false` refuses challenges from bots).
+#[utoipa::path(
+    tag = "challenges",
+    security(("bearer" = [])),
+    request_body = PreferencesBody,
+    responses(
+        (status = 200, description = "Your preferences as they now are", body = Preferences),
+        (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[post("/me/preferences")]
+pub async fn set_preferences(
+    ctx: web::Data<Context>,
+    Authenticated(player): Authenticated,
+    body: JsonBody<PreferencesBody>,
+) -> Result<HttpResponse, Problem> {
+    let prefs = bots::set_preferences(&ctx, &player, body.0.accept_bot_challenges).await?;
+    Ok(HttpResponse::Ok().json(prefs))
 }

@@ -25,9 +25,14 @@ pub async fn list(ctx: web::Data<Context>) -> HttpResponse {
 
 /// A ladder's leaderboard: established players (deviation ≤ 110) by rating,
 /// then provisional ones by rating; players with no rated game are not listed.
+/// `players=humans` or `players=bots` lists only those (ranks count within the list).
 #[utoipa::path(
     tag = "ladders",
-    params(("id" = String, Path, description = "Ladder id"), Pagination),
+    params(
+        ("id" = String, Path, description = "Ladder id"),
+        ("players" = Option<String>, Query, description = "`all` (default), `humans` or `bots`"),
+        Pagination
+    ),
     responses(
         (status = 200, description = "A page of the leaderboard", body = Page<LeaderEntry>),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
@@ -43,10 +48,19 @@ pub async fn leaderboard(
     let mut errors = Vec::new();
     let page = query.pagination(&mut errors);
     let after = page.cursor(ladders::decode_leader_cursor, &mut errors);
+    let bots = match query.get("players") {
+        None | Some("all") => None,
+        Some("humans") => Some(false),
+        Some("bots") => Some(true),
+        Some(_) => {
+            errors.push(FieldError::new("players", "must be all, humans or bots"));
+            None
+        }
+    };
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());
     }
-    let board = ladders::leaderboard(&ctx, id.into_inner(), after, page.limit).await?;
+    let board = ladders::leaderboard(&ctx, id.into_inner(), after, bots, page.limit).await?;
     Ok(HttpResponse::Ok().json(board))
 }
 
@@ -69,6 +83,7 @@ pub struct TicketRequest {
         (status = 201, description = "Queued", body = TicketView),
         (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 403, description = "`forbidden`: a bot account on a ladder without `bots: true`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "`already_queued` (with `ticket_id`) or `in_active_match` (with `match_id`)", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: no such ladder", body = ProblemBody, content_type = "application/problem+json"),
     )

@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod admin;
 pub mod auth;
+pub mod challenges;
 pub mod events;
 pub mod head_limits;
 pub mod json;
@@ -63,6 +64,14 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
                 .service(rooms::rematch),
         )
         .service(
+            scope::scope("/api/v1/challenges")
+                .service(challenges::create)
+                .service(challenges::get_challenge)
+                .service(challenges::accept)
+                .service(challenges::decline)
+                .service(challenges::cancel),
+        )
+        .service(
             scope::scope("/api/v1/ladders")
                 .service(ladders::list)
                 .service(ladders::leaderboard),
@@ -89,6 +98,10 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
             scope::scope("/api/v1")
                 .service(accounts::me)
                 .service(matches::my_matches)
+                .service(challenges::my_challenges)
+                .service(accounts::make_bot)
+                .service(accounts::get_preferences)
+                .service(accounts::set_preferences)
                 .service(events::my_events),
         );
 }

@@ -23,10 +23,12 @@ use utoipa::{Modify, OpenApi};
                        | 409 | `username_taken` | the name exists, ignoring case |\n\
                        | 409 | `too_many_practice_matches` | the player has the most unfinished practice matches allowed |\n\
                        | 409 | `too_many_open_rooms` | the player has the most rooms nobody joined yet allowed |\n\
+                       | 409 | `has_rated_games` | the account played rated games as a human, so it cannot become a bot |\n\
+                       | 409 | `challenge_not_pending` | the challenge was already answered, cancelled or expired (see `status`) |\n\
                        | 413 | `payload_too_large` | the body is over 16 KiB |\n\
                        | 414 | `uri_too_long` | the request line is over 8 KiB (any path) |\n\
                        | 422 | `validation_failed` | see `errors`: a list of `{field, message}` |\n\
-                       | 429 | `rate_limited` | see the `Retry-After` header (logins, registrations, room look-ups, open event streams) |\n\
+                       | 429 | `rate_limited` | see the `Retry-After` header (logins, registrations, room look-ups, open event streams, pending challenges) |\n\
                        | 431 | `headers_too_large` | the request head is over 64 KiB or has over 96 headers (any path) |\n\
                        | 500 | `internal` | a bug; details are logged, never sent |\n\
                        | 503 | `unavailable` | the database or Redis is down; retry |",
@@ -37,6 +39,7 @@ use utoipa::{Modify, OpenApi};
         (name = "accounts", description = "Register, log in, tokens"),
         (name = "matches", description = "Practice against the CPU, moves, clocks, resigning, live events"),
         (name = "rooms", description = "Casual games through a six-character code"),
+        (name = "challenges", description = "Challenge a named player; bot accounts"),
         (name = "ladders", description = "Ladders, leaderboards, profiles and ratings (Glicko-2)"),
         (name = "matchmaking", description = "Queueing for ranked play"),
         (name = "admin", description = "Match history, export and player lookup (role `admin` only)"),

@@ -123,11 +123,17 @@ pub struct Player {
     pub role: Role,
     /// Epoch ms.
     pub created_at: i64,
+    /// A bot account.
+    pub bot: bool,
+    /// Whether challenges from bots reach this player.
+    pub accept_bot_challenges: bool,
 }
 
 impl From<players::PlayerRow> for Player {
     fn from(row: players::PlayerRow) -> Self {
         Player {
+            bot: row.bot,
+            accept_bot_challenges: row.accept_bot_challenges,
             role: Role::from_stored(&row.role),
             id: row.id,
             username: row.username,
@@ -220,6 +226,8 @@ pub async fn register(
         username: username.0,
         password_hash: hash,
         role: Role::Player.as_str().to_owned(),
+        bot: false,
+        accept_bot_challenges: true,
         created_at: ctx.time.now_ms(),
     };
     let ttl = refresh_ttl_ms(ctx);

@@ -54,6 +54,10 @@ pub enum ConflictCode {
     MatchInProgress,
     /// The room has no guest yet.
     RoomNotFull,
+    /// The challenge was already answered, cancelled or expired.
+    ChallengeNotPending,
+    /// The account played rated games as a human, so it cannot become a bot.
+    HasRatedGames,
     /// A ticket left the queue while the pairing worker wrote its match: rolls
     /// the pairing back. Only the worker sees it, never a client.
     TicketGone,
@@ -61,7 +65,7 @@ pub enum ConflictCode {
 
 impl ConflictCode {
     /// Every code, in the order above.
-    pub const ALL: [ConflictCode; 14] = [
+    pub const ALL: [ConflictCode; 16] = [
         ConflictCode::UsernameTaken,
         ConflictCode::NotYourTurn,
         ConflictCode::StalePly,
@@ -75,6 +79,8 @@ impl ConflictCode {
         ConflictCode::OwnRoom,
         ConflictCode::MatchInProgress,
         ConflictCode::RoomNotFull,
+        ConflictCode::ChallengeNotPending,
+        ConflictCode::HasRatedGames,
         ConflictCode::TicketGone,
     ];
 
@@ -94,6 +100,8 @@ impl ConflictCode {
             ConflictCode::OwnRoom => "own_room",
             ConflictCode::MatchInProgress => "match_in_progress",
             ConflictCode::RoomNotFull => "room_not_full",
+            ConflictCode::ChallengeNotPending => "challenge_not_pending",
+            ConflictCode::HasRatedGames => "has_rated_games",
             ConflictCode::TicketGone => "ticket_gone",
         }
     }

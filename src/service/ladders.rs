@@ -34,6 +34,8 @@ pub struct LadderInfo {
     pub time_control: TimeControlBody,
     /// Whether results change ratings.
     pub rated: bool,
+    /// Whether bot accounts may play on it.
+    pub bots: bool,
 }
 
 impl From<&LadderConfig> for LadderInfo {
@@ -44,6 +46,7 @@ impl From<&LadderConfig> for LadderInfo {
             depth: l.depth,
             time_control: l.time_control.into(),
             rated: l.rated,
+            bots: l.bots,
         }
     }
 }
@@ -249,6 +252,8 @@ pub struct Profile {
     pub username: String,
     /// When they registered.
     pub created_at: String,
+    /// Whether the account is a bot.
+    pub bot: bool,
     /// Standing on every ladder (the initial rating where they have not played).
     pub ratings: Vec<LadderRating>,
 }
@@ -268,6 +273,7 @@ pub async fn profile(ctx: &Context, username: String) -> Result<Profile> {
         id: player.id,
         username: player.username,
         created_at: rfc3339(player.created_at),
+        bot: player.bot,
         ratings,
     })
 }
@@ -316,6 +322,8 @@ pub struct LeaderPlayer {
     pub id: String,
     /// Name.
     pub username: String,
+    /// Whether the account is a bot.
+    pub bot: bool,
 }
 
 /// One leaderboard row.
@@ -380,6 +388,7 @@ pub async fn leaderboard(
     ctx: &Context,
     ladder: String,
     after: Option<LeaderCursor>,
+    bots: Option<bool>,
     limit: u32,
 ) -> Result<Page<LeaderEntry>> {
     if ctx.config.ladder(&ladder).is_none() {
@@ -390,18 +399,19 @@ pub async fn leaderboard(
     let fetch = i64::from(limit) + 1;
     let mut rows = ctx
         .db
-        .run(move |conn| ratings::leaderboard(conn, &ladder, keyset, fetch))
+        .run(move |conn| ratings::leaderboard(conn, &ladder, keyset, bots, fetch))
         .await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let items: Vec<LeaderEntry> = rows
         .iter()
         .zip(start_rank + 1..)
-        .map(|((r, username), rank)| LeaderEntry {
+        .map(|((r, username, bot), rank)| LeaderEntry {
             rank,
             player: LeaderPlayer {
                 id: r.player_id.clone(),
                 username: username.clone(),
+                bot: *bot,
             },
             rating: shown(r.rating),
             deviation: shown(r.deviation),
@@ -414,7 +424,7 @@ pub async fn leaderboard(
         .collect();
     let next_cursor = more
         .then(|| {
-            rows.last().map(|(r, _)| {
+            rows.last().map(|(r, _, _)| {
                 encode_leader_cursor(&(
                     r.established,
                     r.rating,

@@ -5,6 +5,8 @@
 pub mod accounts;
 pub mod admin;
 pub mod audit;
+pub mod bots;
+pub mod challenges;
 pub mod context;
 pub mod cursor;
 pub mod error;

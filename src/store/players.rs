@@ -21,6 +21,10 @@ pub struct PlayerRow {
     pub role: String,
     /// Epoch ms.
     pub created_at: i64,
+    /// A bot account (for good).
+    pub bot: bool,
+    /// Whether challenges from bots reach this player.
+    pub accept_bot_challenges: bool,
 }
 
 /// A player to insert.
@@ -186,4 +190,45 @@ fn prefix_end(prefix: &str) -> Option<String> {
         }
     }
     None
+}
+
+/// Turns the player into a bot account.
+///
+/// # Errors
+/// Database errors.
+pub fn make_bot(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
+    diesel::update(players::table.find(id))
+        .set(players::bot.eq(true))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Sets whether challenges from bots reach the player.
+///
+/// # Errors
+/// Database errors.
+pub fn set_accept_bot_challenges(
+    conn: &mut DbConnection,
+    id: &str,
+    accept: bool,
+) -> Result<(), StoreError> {
+    diesel::update(players::table.find(id))
+        .set(players::accept_bot_challenges.eq(accept))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Which of these players are bots.
+///
+/// # Errors
+/// Database errors.
+pub fn bots_among(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<String>, StoreError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(players::table
+        .filter(players::id.eq_any(ids))
+        .filter(players::bot.eq(true))
+        .select(players::id)
+        .load(conn)?)
 }

@@ -178,11 +178,12 @@ pub fn changes(
         .load(conn)?)
 }
 
-/// A leaderboard row: the rating and the player's name.
-pub type LeaderRow = (RatingRow, String);
+/// A leaderboard row: the rating, the player's name and whether they are a bot.
+pub type LeaderRow = (RatingRow, String, bool);
 
 /// A page of a ladder's leaderboard: established players first, then
-/// provisional ones, each by rating (highest first), after the keyset `after`.
+/// provisional ones, each by rating (highest first), after the keyset `after`;
+/// only bots or only humans when `bots` says so.
 ///
 /// # Errors
 /// Database errors.
@@ -190,6 +191,7 @@ pub fn leaderboard(
     conn: &mut DbConnection,
     ladder: &str,
     after: Option<(bool, f64, String)>,
+    bots: Option<bool>,
     limit: i64,
 ) -> Result<Vec<LeaderRow>, StoreError> {
     let mut query = ratings::table
@@ -201,9 +203,12 @@ pub fn leaderboard(
             ratings::rating.desc(),
             ratings::player_id.asc(),
         ))
-        .select((RatingRow::as_select(), players::username))
+        .select((RatingRow::as_select(), players::username, players::bot))
         .limit(limit)
         .into_boxed();
+    if let Some(bots) = bots {
+        query = query.filter(players::bot.eq(bots));
+    }
     if let Some((established, rating, player)) = after {
         query = query.filter(
             ratings::established

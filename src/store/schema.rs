@@ -8,6 +8,8 @@ diesel::table! {
         password_hash -> Text,
         role -> Text,
         created_at -> BigInt,
+        bot -> Bool,
+        accept_bot_challenges -> Bool,
     }
 }
 
@@ -160,3 +162,24 @@ diesel::table! {
 
 diesel::joinable!(match_players -> matches (match_id));
 diesel::allow_tables_to_appear_in_same_query!(match_players, matches);
+
+diesel::table! {
+    challenges (id) {
+        id -> Text,
+        challenger_id -> Text,
+        challenged_id -> Text,
+        depth -> SmallInt,
+        tc_kind -> Text,
+        tc_initial_ms -> Nullable<BigInt>,
+        tc_increment_ms -> Nullable<BigInt>,
+        tc_turn_ms -> Nullable<BigInt>,
+        seat -> Text,
+        ladder -> Nullable<Text>,
+        status -> Text,
+        decline_reason -> Nullable<Text>,
+        match_id -> Nullable<Text>,
+        created_at -> BigInt,
+        expires_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}

@@ -3,6 +3,7 @@
 //! (`FOR UPDATE SKIP LOCKED`, or a claim column) and every write goes through
 //! the same transactional use cases as requests.
 
+pub mod challenges;
 pub mod clock;
 pub mod cpu;
 pub mod cpu_order;
@@ -21,6 +22,8 @@ pub const SWEEP_EVERY: Duration = Duration::from_millis(250);
 pub const PRESENCE_EVERY: Duration = Duration::from_millis(500);
 /// How often the pruning worker deletes expired rows.
 pub const PRUNE_EVERY: Duration = Duration::from_secs(600);
+/// How often the challenge worker looks for challenges nobody answered in time.
+pub const CHALLENGES_EVERY: Duration = Duration::from_secs(1);
 /// How often the CPU mover looks for work when nothing woke it.
 pub const CPU_POLL_EVERY: Duration = Duration::from_millis(250);
 
@@ -52,6 +55,14 @@ pub fn start(ctx: &Context) {
         spawn_loop("prune", ctx.clone(), PRUNE_EVERY, |ctx| async move {
             prune::tick(&ctx).await.map(|_| ())
         });
+    }
+    if enabled.challenges {
+        spawn_loop(
+            "challenge expiry",
+            ctx.clone(),
+            CHALLENGES_EVERY,
+            |ctx| async move { challenges::tick(&ctx).await.map(|_| ()) },
+        );
     }
     if enabled.pairing {
         let ctx = ctx.clone();

@@ -20,6 +20,7 @@ async fn app(backend: Backend) -> Option<TestApp> {
         depth: 1,
         time_control: uttt::clock::TimeControl::clock(60_000, 0).unwrap(),
         rated: true,
+        bots: false,
     });
     Some(TestApp::start(config).await)
 }

@@ -24,6 +24,7 @@ fn config(backend: Backend) -> Option<TestConfig> {
         depth: 1,
         time_control: uttt::clock::TimeControl::clock(60_000, 0).unwrap(),
         rated: true,
+        bots: false,
     });
     Some(config)
 }

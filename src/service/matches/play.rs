@@ -59,7 +59,7 @@ pub enum Lapse {
     Ended,
 }
 
-/// Loads the seated players' names.
+/// Loads the seated players' names and which of them are bot accounts.
 ///
 /// # Errors
 /// Database errors.
@@ -73,9 +73,15 @@ pub fn names(conn: &mut DbConnection, row: &MatchRow) -> Result<Names> {
         id.and_then(|id| found.iter().find(|(pid, _)| pid == id))
             .map(|(_, n)| n.clone())
     };
+    let bots = crate::store::players::bots_among(conn, &ids)?;
+    let bot = |id: Option<&str>| id.is_some_and(|id| bots.iter().any(|b| b == id));
     Ok(Names {
         x: name(row.x_player_id.as_deref()),
         o: name(row.o_player_id.as_deref()),
+        bots: [
+            bot(row.x_player_id.as_deref()),
+            bot(row.o_player_id.as_deref()),
+        ],
     })
 }
 

@@ -67,6 +67,8 @@ pub struct SeatState {
     pub connected: bool,
     /// While the CPU plays the seat: its level (the practice opponent's, or the substitute's).
     pub cpu_level: Option<u8>,
+    /// Whether the seated player's account is a bot (never for the practice CPU).
+    pub bot: bool,
 }
 
 /// Both seats.
@@ -202,9 +204,18 @@ pub struct Names {
     pub x: Option<String>,
     /// Seat O's name.
     pub o: Option<String>,
+    /// Whether X's and O's players are bot accounts.
+    pub bots: [bool; 2],
 }
 
 impl Names {
+    fn bot(&self, seat: Seat) -> bool {
+        match seat {
+            Seat::X => self.bots[0],
+            Seat::O => self.bots[1],
+        }
+    }
+
     fn of(&self, seat: Seat) -> Option<&str> {
         match seat {
             Seat::X => self.x.as_deref(),
@@ -230,6 +241,7 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
             controller: controller.as_str(),
             connected,
             cpu_level: (controller == Controller::Cpu).then_some(Level::SUBSTITUTE.get()),
+            bot: names.bot(seat),
         },
         None => {
             let level = row
@@ -242,6 +254,7 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
                 controller: Controller::Cpu.as_str(),
                 connected: true,
                 cpu_level: Some(level),
+                bot: false,
             }
         }
     }

@@ -98,13 +98,18 @@ pub fn queued_record(
 /// first, then put in the broker's queue.
 ///
 /// # Errors
-/// `in_active_match`; `already_queued`.
+/// `forbidden` for a bot on a ladder closed to bots; `in_active_match`; `already_queued`.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn create_ticket(
     ctx: &Context,
     player: &Player,
     ladder: &LadderConfig,
 ) -> Result<TicketView> {
+    if player.bot && !ladder.bots {
+        return Err(Error::Forbidden(
+            "bot accounts may only queue on ladders open to bots (`bots: true`)",
+        ));
+    }
     let now = ctx.time.now_ms();
     let id = ids::record_id();
     let (pid, lid, tid) = (player.id.clone(), ladder.id.clone(), id.clone());

@@ -1,0 +1,88 @@
+//! Bot accounts and the players' preferences about them. A player turns
+//! their account into a bot for good; bots play through the same endpoints
+//! as humans, only on ladders open to bots, and humans may refuse their
+//! challenges.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::store::{matches as match_store, players, ratings};
+
+use super::accounts::Player;
+use super::{ConflictCode, Context, Error, Result};
+
+/// A player's preferences.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema)]
+pub struct Preferences {
+    /// Whether challenges from bot accounts reach you.
+    pub accept_bot_challenges: bool,
+}
+
+/// Turns `player`'s account into a bot, for good. Asking again answers the same.
+///
+/// # Errors
+/// `has_rated_games` when the account played rated games as a human;
+/// `in_active_match` while it sits in an unfinished ranked match.
+#[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
+pub async fn make_bot(ctx: &Context, player: &Player) -> Result<Player> {
+    if player.bot {
+        return Ok(player.clone());
+    }
+    let id = player.id.clone();
+    ctx.db
+        .write(move |conn| {
+            players::lock(conn, &id)?;
+            let rated = ratings::for_player(conn, &id)?
+                .iter()
+                .any(|r| r.games > 0);
+            if rated {
+                return Err(Error::conflict(
+                    ConflictCode::HasRatedGames,
+                    "this account has played rated games as a human; register a new account for your bot",
+                    None,
+                ));
+            }
+            if let Some(match_id) = match_store::active_ranked(conn, &id)? {
+                return Err(Error::conflict(
+                    ConflictCode::InActiveMatch,
+                    "finish your ranked match first",
+                    Some(("match_id", match_id)),
+                ));
+            }
+            players::make_bot(conn, &id)?;
+            Ok(())
+        })
+        .await?;
+    tracing::info!("account turned into a bot");
+    Ok(Player {
+        bot: true,
+        ..player.clone()
+    })
+}
+
+/// The player's preferences.
+pub fn preferences(player: &Player) -> Preferences {
+    Preferences {
+        accept_bot_challenges: player.accept_bot_challenges,
+    }
+}
+
+/// Changes the player's preferences; fields left out stay as they are.
+///
+/// # Errors
+/// Store failures.
+pub async fn set_preferences(
+    ctx: &Context,
+    player: &Player,
+    accept_bot_challenges: Option<bool>,
+) -> Result<Preferences> {
+    let mut prefs = preferences(player);
+    if let Some(accept) = accept_bot_challenges {
+        let id = player.id.clone();
+        ctx.db
+            .run(move |conn| players::set_accept_bot_challenges(conn, &id, accept))
+            .await?;
+        prefs.accept_bot_challenges = accept;
+    }
+    Ok(prefs)
+}
