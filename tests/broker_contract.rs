@@ -212,7 +212,13 @@ async fn rate_windows_end_and_peek_counts_nothing(b: SharedBroker) {
 }
 
 async fn messages_reach_the_subscribers_of_their_channel_only(b: SharedBroker) {
+    // Delivery is asynchronous (Redis pushes to the instance's one pattern
+    // subscription), so wait until "before" has been handed out: only then
+    // is it truly before the subscriptions below.
+    let mut witness = b.subscribe("m").await.unwrap();
     b.publish("m", "before".into()).await.unwrap();
+    assert_eq!(next_notice(&mut witness).await, message("before"));
+    drop(witness);
     let mut first = b.subscribe("m").await.unwrap();
     let mut second = b.subscribe("m").await.unwrap();
     let mut elsewhere = b.subscribe("n").await.unwrap();
