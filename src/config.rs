@@ -475,6 +475,8 @@ pub struct Config {
     pub ladders: Vec<LadderConfig>,
     /// Matchmaking windows and timing.
     pub matchmaking: MatchmakingConfig,
+    /// How fast rating deviations grow between games (`UTTT_RATING_PERIODS_PER_DAY`).
+    pub rating_growth: crate::rating::Growth,
 }
 
 impl Config {
@@ -647,6 +649,7 @@ impl Config {
             },
             http_workers: usize::try_from(number(&get, "UTTT_HTTP_WORKERS", cores as u64)?.max(1))
                 .unwrap_or(cores),
+            rating_growth: rating_growth(get("UTTT_RATING_PERIODS_PER_DAY"))?,
         })
     }
 }
@@ -663,6 +666,20 @@ fn number(
             message: format!("expected a whole number, got `{text}`"),
         }),
     }
+}
+
+fn rating_growth(text: Option<String>) -> Result<crate::rating::Growth, ConfigError> {
+    let Some(text) = text else {
+        return Ok(crate::rating::Growth::default());
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(crate::rating::Growth::new)
+        .ok_or_else(|| ConfigError {
+            name: "UTTT_RATING_PERIODS_PER_DAY",
+            message: format!("expected a number of rating periods a day (0 or more), got `{text}`"),
+        })
 }
 
 fn flag(
@@ -940,6 +957,18 @@ mod tests {
                 "docker-compose.yml sets {name}, which the server does not read"
             );
         }
+    }
+
+    #[test]
+    fn rating_periods_per_day_default_to_lichess_and_refuse_negatives() {
+        assert_eq!(
+            config(&[]).unwrap().rating_growth.periods_per_day(),
+            0.21436
+        );
+        let c = config(&[("UTTT_RATING_PERIODS_PER_DAY", "1.5")]).unwrap();
+        assert_eq!(c.rating_growth.periods_per_day(), 1.5);
+        let err = config(&[("UTTT_RATING_PERIODS_PER_DAY", "-1")]).unwrap_err();
+        assert_eq!(err.name, "UTTT_RATING_PERIODS_PER_DAY");
     }
 
     #[test]

@@ -72,6 +72,9 @@ enum AdminCommand {
     Seed(uttt::cli::seed::SeedArgs),
     /// Time every filter of the admin match history (p50/p95).
     BenchHistory(uttt::cli::history_bench::BenchHistoryArgs),
+    /// Replay a ladder's rated matches in order and list every stored rating
+    /// that differs from the replay (exit status 1 when any does).
+    RecomputeRatings(uttt::cli::recompute::RecomputeArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -131,8 +134,17 @@ fn main() -> anyhow::Result<()> {
                     println!("{username} is now {}", role.as_str());
                     Ok(())
                 }
-                AdminCommand::Seed(args) => uttt::cli::seed::run(&db, &config.ladders, args, out),
+                AdminCommand::Seed(args) => {
+                    uttt::cli::seed::run(&db, &config.ladders, config.rating_growth, args, out)
+                }
                 AdminCommand::BenchHistory(args) => uttt::cli::history_bench::run(&db, args, out),
+                AdminCommand::RecomputeRatings(args) => {
+                    let found = uttt::cli::recompute::run(&db, &config, args, out)?;
+                    if !found.differences.is_empty() {
+                        std::process::exit(1)
+                    }
+                    Ok(())
+                }
             }
         }
     }

@@ -12,9 +12,11 @@ pub mod limits;
 pub mod matches;
 pub mod matchmaking;
 pub mod passwords;
+pub mod recompute;
 pub mod rooms;
 pub mod sessions;
 pub mod tokens;
+pub mod versus;
 
 use std::sync::Arc;
 

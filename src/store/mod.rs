@@ -11,6 +11,7 @@ pub mod refresh_tokens;
 pub mod rooms;
 pub mod schema;
 pub mod tickets;
+pub mod versus;
 
 use std::time::Duration;
 

@@ -4,6 +4,7 @@
 //! the replay of the stored moves.
 
 use crate::clock::Settled;
+use crate::rating::Growth;
 use crate::rules::{self, Address, IllegalMove, Position, Seat, Status};
 use crate::store::DbConnection;
 use crate::store::matches::{self, MatchRow, MoveRow};
@@ -107,6 +108,7 @@ pub fn finish(
     winner: Option<Seat>,
     reason: &str,
     now: Millis,
+    growth: Growth,
 ) -> Result<()> {
     row.status = "finished".into();
     row.winner = winner.map(|s| seat_str(s).to_owned());
@@ -116,7 +118,7 @@ pub fn finish(
     row.cpu_claimed_until = None;
     row.refresh_derived()?;
     if row.rated {
-        crate::service::ladders::apply_result(conn, row, now)?;
+        crate::service::ladders::apply_result(conn, row, now, growth)?;
     }
     Ok(())
 }
@@ -126,7 +128,12 @@ pub fn finish(
 ///
 /// # Errors
 /// Database errors.
-pub fn end_if_lapsed(conn: &mut DbConnection, row: &mut MatchRow, now: Millis) -> Result<Lapse> {
+pub fn end_if_lapsed(
+    conn: &mut DbConnection,
+    row: &mut MatchRow,
+    now: Millis,
+    growth: Growth,
+) -> Result<Lapse> {
     let Some(seat) = row.to_move_seat().filter(|_| row.is_active()) else {
         return Ok(Lapse::InTime);
     };
@@ -139,7 +146,7 @@ pub fn end_if_lapsed(conn: &mut DbConnection, row: &mut MatchRow, now: Millis) -
     }
     // The match ends at the moment the flag fell, not when it was noticed.
     let fell_at = row.deadline_at.unwrap_or(now).min(now);
-    finish(conn, row, Some(seat.other()), "timeout", fell_at)?;
+    finish(conn, row, Some(seat.other()), "timeout", fell_at, growth)?;
     row.version += 1;
     matches::save(conn, row)?;
     Ok(Lapse::Ended)
@@ -165,6 +172,10 @@ fn parse_address(coords: &[i64]) -> Option<Address> {
 ///
 /// # Errors
 /// `NotFound`, `Forbidden`, `MatchOver`, `StalePly`, `NotYourTurn`, `IllegalMove`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one transaction's inputs: the move, its time and the rating growth a finish applies"
+)]
 pub fn play(
     conn: &mut DbConnection,
     id: &str,
@@ -173,6 +184,7 @@ pub fn play(
     coords: &[i64],
     lag: Option<Millis>,
     now: Millis,
+    growth: Growth,
 ) -> Result<MoveOutcome> {
     let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = match mover {
@@ -208,7 +220,7 @@ pub fn play(
     if !row.is_active() {
         return Err(Error::MatchOver("the match is over"));
     }
-    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
         return Ok(MoveOutcome::Flagged(snapshot(conn, row)?));
     }
     let current = u32::try_from(row.ply).unwrap_or(0);
@@ -272,8 +284,8 @@ pub fn play(
             row.to_move = Some(seat_str(seat.other()).to_owned());
             row.refresh_derived()?;
         }
-        Status::Won(winner) => finish(conn, &mut row, Some(winner), "three_in_a_row", now)?,
-        Status::Drawn => finish(conn, &mut row, None, "draw", now)?,
+        Status::Won(winner) => finish(conn, &mut row, Some(winner), "three_in_a_row", now, growth)?,
+        Status::Drawn => finish(conn, &mut row, None, "draw", now, growth)?,
     }
     row.version += 1;
     matches::save(conn, &row)?;
@@ -298,6 +310,7 @@ pub fn resign(
     id: &str,
     player: &str,
     now: Millis,
+    growth: Growth,
 ) -> Result<ResignOutcome> {
     let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = row
@@ -306,7 +319,7 @@ pub fn resign(
     if !row.is_active() {
         return Err(Error::MatchOver("the match is over"));
     }
-    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
         return Ok(ResignOutcome::Flagged(snapshot(conn, row)?));
     }
     // Charge the side to move for the time it used.
@@ -319,7 +332,14 @@ pub fn resign(
             row.set_bank(mover, Some(left));
         }
     }
-    finish(conn, &mut row, Some(seat.other()), "resignation", now)?;
+    finish(
+        conn,
+        &mut row,
+        Some(seat.other()),
+        "resignation",
+        now,
+        growth,
+    )?;
     row.version += 1;
     matches::save(conn, &row)?;
     Ok(ResignOutcome::Resigned(snapshot(conn, row)?))
@@ -331,13 +351,18 @@ pub fn resign(
 ///
 /// # Errors
 /// Database errors.
-pub fn sweep_lapsed(conn: &mut DbConnection, now: Millis, limit: i64) -> Result<Vec<Snapshot>> {
+pub fn sweep_lapsed(
+    conn: &mut DbConnection,
+    now: Millis,
+    limit: i64,
+    growth: Growth,
+) -> Result<Vec<Snapshot>> {
     let mut ended = Vec::new();
     for id in matches::claim_due(conn, now, limit)? {
         let Some(mut row) = matches::get(conn, &id)? else {
             continue;
         };
-        if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+        if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
             ended.push(snapshot(conn, row)?);
         }
     }
