@@ -234,22 +234,26 @@ async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::M
         2,
     )
     .unwrap();
-    let rows: Vec<(
+    type Stored = (
         uttt::store::matches::MatchRow,
         Vec<uttt::store::matches::MoveRow>,
-    )> = db
+        Vec<uttt::store::ratings::RatingChangeRow>,
+    );
+    let rows: Vec<Stored> = db
         .run(|conn| -> Result<_, uttt::store::StoreError> {
             let matches = uttt::store::history::search(conn, &Default::default(), None, 10_000)?;
             let mut out = Vec::new();
             for m in matches {
                 let moves = uttt::store::matches::moves(conn, &m.id)?;
-                out.push((m, moves));
+                let mut changes = uttt::store::ratings::changes(conn, &m.id)?;
+                changes.sort_by(|a, b| b.seat.cmp(&a.seat));
+                out.push((m, moves, changes));
             }
             Ok(out)
         })
         .await
         .unwrap();
-    for (row, moves) in &rows {
+    for (row, moves, changes) in &rows {
         let depth = uttt::rules::Depth::new(row.depth as u8).unwrap();
         let squares: Vec<uttt::rules::Square> = moves
             .iter()
@@ -288,10 +292,11 @@ async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::M
             created_at: String::new(),
             finished_at: None,
             moves: uttt::service::admin::moves_text(depth, moves.iter().map(|m| m.square)),
+            rating_changes: changes.iter().cloned().map(Into::into).collect(),
         };
         uttt::cli::replay::check(&record).unwrap_or_else(|e| panic!("match {}: {e}", row.id));
     }
-    rows.into_iter().map(|(r, _)| r).collect()
+    rows.into_iter().map(|(r, _, _)| r).collect()
 }
 
 /// Plays one match from both seats through the given instances until it ends.

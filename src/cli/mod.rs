@@ -3,6 +3,7 @@
 
 pub mod cpu_bench;
 pub mod history_bench;
+pub mod leaderboard_bench;
 pub mod pairing_bench;
 pub mod perft;
 pub mod recompute;

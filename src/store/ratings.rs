@@ -210,7 +210,9 @@ pub fn leaderboard(
         .limit(limit)
         .into_boxed();
     if let Some((rating, player)) = after {
-        query = query.filter(
+        // `rating <= r` is the index range that starts the walk at the
+        // cursor (the OR alone would be a filter over every earlier entry).
+        query = query.filter(ratings::rating.le(rating)).filter(
             ratings::rating.lt(rating).or(ratings::rating
                 .eq(rating)
                 .and(ratings::player_id.gt(player))),

@@ -462,6 +462,73 @@ async fn history_and_versus(backend: Backend) {
     let found = recomputed(&app).await;
     assert_eq!(found.differences, Vec::<String>::new());
     assert_eq!((found.matches, found.players), (4, 3));
+
+    // The admin export carries the rating changes, and `uttt replay` checks them.
+    let boss = crate::admin::admin(&app, "hv_boss").await;
+    let export = app
+        .get(
+            &format!("/api/v1/admin/matches/export?ladder={LADDER}"),
+            Some(&boss.token),
+        )
+        .await;
+    export.expect(200);
+    let records: Vec<Value> = export
+        .text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(records.len(), 4);
+    for r in &records {
+        let changes = r["rating_changes"].as_array().unwrap();
+        assert_eq!(changes.len(), 2);
+        assert_eq!(
+            (changes[0]["seat"].as_str(), changes[1]["seat"].as_str()),
+            (Some("x"), Some("o"))
+        );
+        assert_eq!(changes[0]["player_id"], r["x"]["id"]);
+    }
+    let m2_record = records.iter().find(|r| r["id"] == m2.as_str()).unwrap();
+    let a_change = m2_record["rating_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["player_id"] == a.id.as_str())
+        .unwrap();
+    // a's second game came three days after the first: its deviation had grown.
+    let first = app
+        .ctx
+        .db
+        .run({
+            let m1 = m1.clone();
+            move |conn| uttt::store::ratings::changes(conn, &m1)
+        })
+        .await
+        .unwrap();
+    let a_first = first.iter().find(|c| c.player_id == a.id).unwrap();
+    assert!(close(
+        a_change["deviation_before"].as_f64().unwrap(),
+        grown(a_first.deviation_after, a_first.volatility_after, 3.0),
+        1e-9
+    ));
+    let report = uttt::cli::replay::check_all(export.text.as_bytes()).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    let mut tampered = records[0].clone();
+    let after = tampered["rating_changes"][1]["rating_after"]
+        .as_f64()
+        .unwrap();
+    tampered["rating_changes"][1]["rating_after"] = json!(after + 5.0);
+    let mut stripped = records[1].clone();
+    stripped["rating_changes"] = json!([]);
+    let text = format!("{tampered}\n{stripped}\n{}\n", records[2]);
+    let report = uttt::cli::replay::check_all(text.as_bytes()).unwrap();
+    assert_eq!(report.records, 3);
+    let lines: Vec<usize> = report.problems.iter().map(|p| p.0).collect();
+    assert_eq!(lines, [1, 2], "{:?}", report.problems);
+    assert!(
+        report.problems[0].2.contains("seat o's rating after"),
+        "{:?}",
+        report.problems
+    );
 }
 
 #[actix_web::test]
