@@ -169,6 +169,15 @@ pub async fn serve_until_signal(bound: Bound) -> anyhow::Result<()> {
     shutdown.trigger();
     handle.stop(true).await;
     server.await??;
+    // A worker dropped mid-tick would leave its broker lock until the lock's
+    // TTL runs out, holding up the other instances.
+    let grace = std::time::Duration::from_secs(SHUTDOWN_GRACE_SECS);
+    if tokio::time::timeout(grace, shutdown.workers_stopped())
+        .await
+        .is_err()
+    {
+        tracing::warn!("workers still running after the grace period");
+    }
     tracing::info!("stopped");
     Ok(())
 }

@@ -3,6 +3,10 @@
 //! and budgets that respect the clock. Budgets are small so that the tests
 //! stay quick in the debug build; nothing here measures wall time.
 
+// A failed unwrap in a test or its helpers is a failed test (clippy.toml
+// covers `#[test]` functions; this covers the helpers they call).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::cell::Cell;
 use std::time::Duration;
 

@@ -5,8 +5,12 @@
 //! These run when `TEST_DATABASE_URL` and `TEST_REDIS_URL` are set (as
 //! `.ci/run` sets them); they use real time, a few seconds each.
 
-#[path = "api/helpers.rs"]
-mod helpers;
+// A failed unwrap in a test or its helpers is a failed test (clippy.toml
+// covers `#[test]` functions; this covers the helpers they call).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "common/mod.rs"]
+mod common;
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -16,7 +20,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use helpers::{EventStream, TestDatabase};
+use common::db::TestDatabase;
+use common::http::{Player, get_ok, register, try_call};
+use common::sse::EventStream;
 
 const SECRET: &str = "reliability-secret-0123456789abcdef0123";
 /// A ladder where a match takes seconds: tic-tac-toe, 5 s a turn.
@@ -167,64 +173,38 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// What a multi-process test runs on: a database of its own, a scratch
+/// folder, and the servers' environment on the shared Redis under a key
+/// prefix of its own.
+struct Setup {
+    db: TestDatabase,
+    dir: PathBuf,
+    env: Vec<(String, String)>,
+    prefix: String,
+    redis: String,
+}
+
+/// The setup of the test `name`; `None` when the variables are unset.
+fn setup(name: &str) -> Option<Setup> {
+    let (admin_url, redis) = env_or_skip()?;
+    let db = TestDatabase::create(&admin_url);
+    let dir = temp_dir(name);
+    let prefix = format!("{name}:{}:", uttt::ids::record_id());
+    let env = server_env(&db.url, &redis, &prefix, &dir);
+    Some(Setup {
+        db,
+        dir,
+        env,
+        prefix,
+        redis,
+    })
+}
+
 fn client() -> awc::Client {
     awc::Client::builder()
         .connector(awc::Connector::new().limit(256))
         .timeout(Duration::from_secs(20))
         .finish()
-}
-
-/// One HTTP call; `None` when the server cannot be reached.
-async fn call(
-    client: &awc::Client,
-    method: &str,
-    url: &str,
-    token: Option<&str>,
-    body: Option<&Value>,
-) -> Option<(u16, Value)> {
-    let mut req = client.request(
-        awc::http::Method::from_bytes(method.as_bytes()).unwrap(),
-        url,
-    );
-    if let Some(t) = token {
-        req = req.bearer_auth(t);
-    }
-    let sent = match body {
-        Some(b) => req.send_json(b).await,
-        None => req.send().await,
-    };
-    let mut res = sent.ok()?;
-    let status = res.status().as_u16();
-    let bytes = res.body().limit(8 << 20).await.ok()?;
-    Some((
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    ))
-}
-
-#[derive(Clone)]
-struct Client {
-    id: String,
-    name: String,
-    token: String,
-}
-
-async fn register(client: &awc::Client, base: &str, name: &str) -> Client {
-    let (status, body) = call(
-        client,
-        "POST",
-        &format!("{base}/api/v1/auth/register"),
-        None,
-        Some(&json!({"username": name, "password": "reliable password"})),
-    )
-    .await
-    .expect("register");
-    assert_eq!(status, 201, "{body}");
-    Client {
-        id: body["player"]["id"].as_str().unwrap().to_owned(),
-        name: name.to_owned(),
-        token: body["access_token"].as_str().unwrap().to_owned(),
-    }
 }
 
 /// Reads every match of the database and checks it: stored record = replay of the moves, result follows.
@@ -234,69 +214,27 @@ async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::M
         2,
     )
     .unwrap();
-    type Stored = (
+    let rows: Vec<(
         uttt::store::matches::MatchRow,
         Vec<uttt::store::matches::MoveRow>,
-        Vec<uttt::store::ratings::RatingChangeRow>,
-    );
-    let rows: Vec<Stored> = db
+    )> = db
         .run(|conn| -> Result<_, uttt::store::StoreError> {
             let matches = uttt::store::history::search(conn, &Default::default(), None, 10_000)?;
             let mut out = Vec::new();
             for m in matches {
                 let moves = uttt::store::matches::moves(conn, &m.id)?;
-                let mut changes = uttt::store::ratings::changes(conn, &m.id)?;
-                changes.sort_by(|a, b| b.seat.cmp(&a.seat));
-                out.push((m, moves, changes));
+                out.push((m, moves));
             }
             Ok(out)
         })
         .await
         .unwrap();
-    for (row, moves, changes) in &rows {
-        let depth = uttt::rules::Depth::new(row.depth as u8).unwrap();
-        let squares: Vec<uttt::rules::Square> = moves
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                assert_eq!(
-                    m.ply as usize, i,
-                    "match {}: moves numbered without gaps",
-                    row.id
-                );
-                uttt::rules::Square::new(depth, m.square as usize).unwrap()
-            })
-            .collect();
-        let (stored, record) = uttt::rules::decode(&row.position).expect("record decodes");
-        assert_eq!(
-            record, squares,
-            "match {}: the stored record is the stored moves",
-            row.id
-        );
-        assert_eq!(
-            uttt::rules::Position::replay(depth, &squares).unwrap(),
-            stored
-        );
-        let record = uttt::service::admin::ExportRecord {
-            id: row.id.clone(),
-            mode: row.mode.clone(),
-            ladder: row.ladder.clone(),
-            rated: row.rated,
-            depth: depth.get(),
-            time_control: uttt::service::matches::state::TimeControlBody::None,
-            x: None,
-            o: None,
-            status: row.status.clone(),
-            winner: row.winner.clone(),
-            reason: row.reason.clone(),
-            created_at: String::new(),
-            finished_at: None,
-            moves: uttt::service::admin::moves_text(depth, moves.iter().map(|m| m.square)),
-            rating_changes: changes.iter().cloned().map(Into::into).collect(),
-        };
-        uttt::cli::replay::check(&record).unwrap_or_else(|e| panic!("match {}: {e}", row.id));
+    for (row, moves) in &rows {
+        let found =
+            uttt::service::audit::audit(&uttt::service::audit::StoredMatch::from_rows(row, moves));
+        assert!(found.is_empty(), "match {}: {found:#?}", row.id);
     }
-    rows.into_iter().map(|(r, _, _)| r).collect()
+    rows.into_iter().map(|(r, _)| r).collect()
 }
 
 /// Plays one match from both seats through the given instances until it ends.
@@ -304,8 +242,8 @@ async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::M
 async fn drive(
     client: awc::Client,
     bases: [String; 2],
-    x: Client,
-    o: Client,
+    x: Player,
+    o: Player,
     id: String,
     behaviour: &'static str,
 ) -> Value {
@@ -316,15 +254,16 @@ async fn drive(
         } else {
             &o
         };
-        let (_, state) = call(
+        let state = try_call(
             &client,
             "GET",
             &format!("{}/api/v1/matches/{id}", bases[turn_count as usize % 2]),
-            Some(&viewer.token),
             None,
+            Some(&viewer.token),
         )
         .await
-        .expect("state");
+        .expect("state")
+        .body;
         if state["status"] == "finished" {
             return state;
         }
@@ -335,12 +274,12 @@ async fn drive(
         if dropped || stalled {
             if stalled {
                 let base = &bases[0];
-                call(
+                try_call(
                     &client,
                     "POST",
                     &format!("{base}/api/v1/matches/{id}/heartbeat"),
-                    Some(&x.token),
                     Some(&json!({})),
+                    Some(&x.token),
                 )
                 .await;
             }
@@ -354,12 +293,12 @@ async fn drive(
             .unwrap_or_default();
         if let Some(address) = legal.first() {
             let base = &bases[(turn_count as usize + 1) % 2];
-            call(
+            try_call(
                 &client,
                 "POST",
                 &format!("{base}/api/v1/matches/{id}/moves"),
-                Some(&mover.token),
                 Some(&json!({"ply": state["ply"], "address": address})),
+                Some(&mover.token),
             )
             .await;
         }
@@ -369,13 +308,9 @@ async fn drive(
 
 #[actix_web::test]
 async fn two_instances_play_ranked_games_without_double_booking_double_moves_or_lost_events() {
-    let Some((admin_url, redis)) = env_or_skip() else {
+    let Some(Setup { db, dir, env, .. }) = setup("two") else {
         return;
     };
-    let db = TestDatabase::create(&admin_url);
-    let dir = temp_dir("two");
-    let prefix = format!("rel:{}:", uttt::ids::record_id());
-    let env = server_env(&db.url, &redis, &prefix, &dir);
     let a = Server::start(free_port(), &env, &dir.join("a.log"));
     let b = Server::start(free_port(), &env, &dir.join("b.log"));
     let http = client();
@@ -395,16 +330,16 @@ async fn two_instances_play_ranked_games_without_double_booking_double_moves_or_
         );
     }
     for (i, p) in players.iter().enumerate() {
-        let (status, body) = call(
+        try_call(
             &http,
             "POST",
             &format!("{}/api/v1/matchmaking/tickets", bases[(i + 1) % 2]),
-            Some(&p.token),
             Some(&json!({"ladder": "quick"})),
+            Some(&p.token),
         )
         .await
-        .unwrap();
-        assert_eq!(status, 201, "{body}");
+        .unwrap()
+        .expect(201);
     }
     let mut match_of: HashMap<String, String> = HashMap::new();
     for (p, events) in players.iter().zip(own_events.iter_mut()) {
@@ -432,7 +367,7 @@ async fn two_instances_play_ranked_games_without_double_booking_double_moves_or_
     // A spectator watches: a seated player's open stream would keep their seat present.
     let spectator = register(&http, &bases[0], "rel_spectator").await;
     drop(own_events);
-    let by_id: HashMap<String, Client> =
+    let by_id: HashMap<String, Player> =
         players.iter().map(|p| (p.id.clone(), p.clone())).collect();
     let mut watchers = Vec::new();
     let mut drivers = Vec::new();
@@ -440,15 +375,16 @@ async fn two_instances_play_ranked_games_without_double_booking_double_moves_or_
     let mut ids: Vec<&String> = seated.keys().collect();
     ids.sort();
     for (k, id) in ids.iter().enumerate() {
-        let (_, state) = call(
+        let state = try_call(
             &http,
             "GET",
             &format!("{}/api/v1/matches/{id}", bases[0]),
-            Some(&players[0].token),
             None,
+            Some(&players[0].token),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .body;
         let x = by_id[state["players"]["x"]["id"].as_str().unwrap()].clone();
         let o = by_id[state["players"]["o"]["id"].as_str().unwrap()].clone();
         for base in &bases {
@@ -531,23 +467,24 @@ async fn two_instances_play_ranked_games_without_double_booking_double_moves_or_
     // Both instances' rated results counted exactly once.
     for p in &players {
         let games = quick_games(&http, &bases[0], p).await;
-        assert_eq!(games, 1, "{}: one rated game", p.name);
+        assert_eq!(games, 1, "{}: one rated game", p.username);
     }
     drop(a);
     drop(b);
 }
 
 /// The number of rated games `p` has on the `quick` ladder, from `/me`.
-async fn quick_games(http: &awc::Client, base: &str, p: &Client) -> u64 {
-    let (_, me) = call(
+async fn quick_games(http: &awc::Client, base: &str, p: &Player) -> u64 {
+    let me = try_call(
         http,
         "GET",
         &format!("{base}/api/v1/me"),
-        Some(&p.token),
         None,
+        Some(&p.token),
     )
     .await
-    .expect("me");
+    .expect("me")
+    .body;
     let ratings = me["ratings"].as_array().cloned().unwrap_or_default();
     ratings
         .iter()
@@ -562,45 +499,47 @@ async fn next_game(
     base: &str,
     room: Option<&str>,
     after: &str,
-    a: &Client,
-    b: &Client,
+    a: &Player,
+    b: &Player,
 ) -> Option<String> {
     if let Some(code) = room {
-        let (status, room) = call(
+        let room = try_call(
             http,
             "POST",
             &format!("{base}/api/v1/rooms/{code}/rematch"),
-            Some(&a.token),
             Some(&json!({"after_match_id": after})),
+            Some(&a.token),
         )
         .await?;
-        return (status == 200).then(|| room["match_id"].as_str().unwrap().to_owned());
+        return (room.status == 200).then(|| room.body["match_id"].as_str().unwrap().to_owned());
     }
     let mut ticket = String::new();
     for p in [a, b] {
         // 409 already_queued after a crash is fine: the ticket is still there.
-        let (_, t) = call(
+        let t = try_call(
             http,
             "POST",
             &format!("{base}/api/v1/matchmaking/tickets"),
-            Some(&p.token),
             Some(&json!({"ladder": "quick"})),
+            Some(&p.token),
         )
-        .await?;
+        .await?
+        .body;
         if let Some(id) = t["id"].as_str().or(t["ticket_id"].as_str()) {
             ticket = id.to_owned();
         }
     }
     for _ in 0..100 {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let (_, t) = call(
+        let t = try_call(
             http,
             "GET",
             &format!("{base}/api/v1/matchmaking/tickets/{ticket}"),
-            Some(&b.token),
             None,
+            Some(&b.token),
         )
-        .await?;
+        .await?
+        .body;
         if let Some(m) = t["match_id"].as_str() {
             return Some(m.to_owned());
         }
@@ -652,25 +591,27 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
     for g in 0..8 {
         let a = register(&http, &base, &format!("cx_{g}")).await;
         let b = register(&http, &base, &format!("co_{g}")).await;
-        let (_, room) = call(
+        let room = try_call(
             &http,
             "POST",
             &format!("{base}/api/v1/rooms"),
-            Some(&a.token),
             Some(&json!({"depth": 2, "time_control": {"kind": "none"}})),
+            Some(&a.token),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .body;
         let code = room["code"].as_str().unwrap().to_owned();
-        let (_, joined) = call(
+        let joined = try_call(
             &http,
             "POST",
             &format!("{base}/api/v1/rooms/{code}/join"),
-            Some(&b.token),
             Some(&json!({})),
+            Some(&b.token),
         )
         .await
-        .unwrap();
+        .unwrap()
+        .body;
         games.push((
             Some(code),
             joined["match_id"].as_str().unwrap().to_owned(),
@@ -679,15 +620,16 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
         ));
     }
     let waiting = register(&http, &base, "c_waiting").await;
-    let (_, ticket) = call(
+    let ticket = try_call(
         &http,
         "POST",
         &format!("{base}/api/v1/matchmaking/tickets"),
-        Some(&waiting.token),
         Some(&json!({"ladder": "lonely"})),
+        Some(&waiting.token),
     )
     .await
-    .unwrap();
+    .unwrap()
+    .body;
     let ticket_id = ticket["id"].as_str().unwrap().to_owned();
 
     // Steady move load; every move acknowledged with 200 is recorded.
@@ -708,12 +650,10 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
         load.push(actix_web::rt::spawn(async move {
             let mut id = first;
             while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                let Some((200, state)) = call(
+                let Some(state) = get_ok(
                     &http,
-                    "GET",
                     &format!("{base}/api/v1/matches/{id}"),
                     Some(&a.token),
-                    None,
                 )
                 .await
                 else {
@@ -741,14 +681,15 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
                     continue;
                 };
                 let ply = state["ply"].as_u64().unwrap();
-                if let Some((200, _)) = call(
+                if try_call(
                     &http,
                     "POST",
                     &format!("{base}/api/v1/matches/{id}/moves"),
-                    Some(&mover.token),
                     Some(&json!({"ply": ply, "address": address})),
+                    Some(&mover.token),
                 )
                 .await
+                .is_some_and(|r| r.status == 200)
                 {
                     acked.lock().unwrap().push((id.clone(), ply, address));
                 }
@@ -826,20 +767,18 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
             assert_eq!(
                 games as usize, finished,
                 "{}: rated games = finished rated matches",
-                p.name
+                p.username
             );
-            assert!(finished >= 1, "{} finished a ranked match", p.name);
+            assert!(finished >= 1, "{} finished a ranked match", p.username);
         }
     }
     // The waiting player's ticket survived the Redis restart (restored from the database).
     let mut status = Value::Null;
     for _ in 0..50 {
-        if let Some((200, t)) = call(
+        if let Some(t) = get_ok(
             &http,
-            "GET",
             &format!("{base}/api/v1/matchmaking/tickets/{ticket_id}"),
             Some(&waiting.token),
-            None,
         )
         .await
         {
@@ -859,13 +798,16 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
 
 #[actix_web::test]
 async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock() {
-    let Some((admin_url, redis)) = env_or_skip() else {
+    let Some(Setup {
+        db: _db,
+        dir,
+        env,
+        prefix,
+        redis,
+    }) = setup("term")
+    else {
         return;
     };
-    let db = TestDatabase::create(&admin_url);
-    let dir = temp_dir("term");
-    let prefix = format!("term:{}:", uttt::ids::record_id());
-    let env = server_env(&db.url, &redis, &prefix, &dir);
     let mut server = Server::start(free_port(), &env, &dir.join("server.log"));
     let http = client();
     server.ready(&http).await;
@@ -873,12 +815,12 @@ async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock(
     let mut events =
         EventStream::open_at(&server.url(), &http, "/api/v1/me/events", &p.token, None).await;
     // Keep the pairing worker busy taking its lock.
-    call(
+    try_call(
         &http,
         "POST",
         &format!("{}/api/v1/matchmaking/tickets", server.url()),
-        Some(&p.token),
         Some(&json!({"ladder": "lonely"})),
+        Some(&p.token),
     )
     .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -920,15 +862,17 @@ async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock(
 
 #[actix_web::test]
 async fn the_players_of_a_killed_instance_count_as_absent_within_the_lease_lifetime() {
-    let Some((admin_url, redis)) = env_or_skip() else {
-        return;
-    };
     const LEASE_MS: u64 = 1_500;
     const GRACE_MS: u64 = 1_500;
-    let db = TestDatabase::create(&admin_url);
-    let dir = temp_dir("lease");
-    let prefix = format!("lease:{}:", uttt::ids::record_id());
-    let mut env = server_env(&db.url, &redis, &prefix, &dir);
+    let Some(Setup {
+        db: _db,
+        dir,
+        mut env,
+        ..
+    }) = setup("lease")
+    else {
+        return;
+    };
     env.push(("UTTT_PRESENCE_LEASE_MS".into(), LEASE_MS.to_string()));
     let a = Server::start(free_port(), &env, &dir.join("a.log"));
     let b = Server::start(free_port(), &env, &dir.join("b.log"));
@@ -939,25 +883,27 @@ async fn the_players_of_a_killed_instance_count_as_absent_within_the_lease_lifet
         register(&http, &b.url(), "lease_x").await,
         register(&http, &b.url(), "lease_o").await,
     );
-    let (_, room) = call(
+    let room = try_call(
         &http,
         "POST",
         &format!("{}/api/v1/rooms", b.url()),
-        Some(&x.token),
         Some(&json!({"depth": 2, "time_control": {"kind": "none"}})),
+        Some(&x.token),
     )
     .await
-    .unwrap();
+    .unwrap()
+    .body;
     let code = room["code"].as_str().unwrap();
-    let (_, joined) = call(
+    let joined = try_call(
         &http,
         "POST",
         &format!("{}/api/v1/rooms/{code}/join", b.url()),
-        Some(&o.token),
         Some(&json!({})),
+        Some(&o.token),
     )
     .await
-    .unwrap();
+    .unwrap()
+    .body;
     let id = joined["match_id"].as_str().unwrap().to_owned();
     let path = format!("/api/v1/matches/{id}/events");
     // X (to move) watches on A; O watches on B; nobody sends a heartbeat.
@@ -972,10 +918,10 @@ async fn the_players_of_a_killed_instance_count_as_absent_within_the_lease_lifet
     let state = |token: String| {
         let (http, url) = (http.clone(), format!("{}/api/v1/matches/{id}", b.url()));
         async move {
-            call(&http, "GET", &url, Some(&token), None)
+            try_call(&http, "GET", &url, None, Some(&token))
                 .await
                 .unwrap()
-                .1
+                .body
         }
     };
     // Twice the grace and the lease's lifetime: A renews X's lease, B sees X present.

@@ -3,6 +3,10 @@
 //! by independent recomputation (brute force on small fields, the Tutte
 //! matrix on large ones).
 
+// A failed unwrap in a test or its helpers is a failed test (clippy.toml
+// covers `#[test]` functions; this covers the helpers they call).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 #[path = "tournament/arena_examples.rs"]
 mod arena_examples;
 #[path = "tournament/arena_properties.rs"]

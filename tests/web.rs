@@ -9,6 +9,10 @@
 //! missing and passes, so `cargo test` works on a machine without them.
 //! Screenshots go to `target/web-screenshots/`.
 
+// A failed unwrap in a test or its helpers is a failed test (clippy.toml
+// covers `#[test]` functions; this covers the helpers they call).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -92,6 +92,7 @@ pub struct RedisBroker {
     hold_script: Arc<Script>,
     presence_script: Arc<Script>,
     slot_script: Arc<Script>,
+    queue_scripts: Arc<super::redis_queue::QueueScripts>,
 }
 
 impl std::fmt::Debug for RedisBroker {
@@ -163,12 +164,18 @@ impl RedisBroker {
             hold_script: Arc::new(Script::new(HOLD_SCRIPT)),
             presence_script: Arc::new(Script::new(PRESENCE_SCRIPT)),
             slot_script: Arc::new(Script::new(SLOT_SCRIPT)),
+            queue_scripts: Arc::new(super::redis_queue::QueueScripts::new()),
         }))
     }
 
     /// The full Redis key for a broker-local name.
     pub fn key(&self, name: &str) -> String {
         format!("{}{name}", self.prefix)
+    }
+
+    /// The matchmaking queue's and locks' scripts.
+    pub(super) fn queue_scripts(&self) -> &super::redis_queue::QueueScripts {
+        &self.queue_scripts
     }
 
     /// A connection for commands.

@@ -14,6 +14,39 @@ use super::{
     BrokerError, BrokerResult, Cancelled, Enqueued, Locks, MatchQueue, Ticket, TicketStatus,
 };
 
+/// The queue's and locks' Lua scripts, hashed once when the broker connects
+/// (`Script::new` computes the SHA1 that `EVALSHA` sends).
+pub struct QueueScripts {
+    enqueue: Script,
+    touch: Script,
+    cancel: Script,
+    claim: Script,
+    release: Script,
+    lock: Script,
+    unlock: Script,
+}
+
+impl QueueScripts {
+    /// Builds every script.
+    pub fn new() -> QueueScripts {
+        QueueScripts {
+            enqueue: Script::new(ENQUEUE),
+            touch: Script::new(TOUCH),
+            cancel: Script::new(CANCEL),
+            claim: Script::new(CLAIM),
+            release: Script::new(RELEASE),
+            lock: Script::new(LOCK),
+            unlock: Script::new(UNLOCK),
+        }
+    }
+}
+
+impl Default for QueueScripts {
+    fn default() -> Self {
+        QueueScripts::new()
+    }
+}
+
 /// How long a finished ticket stays readable.
 const FINISHED_TICKET_TTL_MS: u64 = 24 * 3600 * 1000;
 
@@ -153,7 +186,9 @@ impl MatchQueue for RedisBroker {
     fn enqueue<'a>(&'a self, ticket: &'a Ticket) -> BoxFuture<'a, BrokerResult<Enqueued>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let existing: Option<String> = Script::new(ENQUEUE)
+            let existing: Option<String> = self
+                .queue_scripts()
+                .enqueue
                 .arg(self.key(""))
                 .arg(&ticket.id)
                 .arg(&ticket.player_id)
@@ -184,7 +219,9 @@ impl MatchQueue for RedisBroker {
     fn touch_ticket<'a>(&'a self, id: &'a str, at: i64) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let _: i64 = Script::new(TOUCH)
+            let _: i64 = self
+                .queue_scripts()
+                .touch
                 .key(self.key(&format!("mm:t:{id}")))
                 .arg(at)
                 .invoke_async(&mut conn)
@@ -200,7 +237,9 @@ impl MatchQueue for RedisBroker {
     ) -> BoxFuture<'a, BrokerResult<Cancelled>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let answer: Vec<String> = Script::new(CANCEL)
+            let answer: Vec<String> = self
+                .queue_scripts()
+                .cancel
                 .arg(self.key(""))
                 .arg(id)
                 .arg(reason)
@@ -256,7 +295,9 @@ impl MatchQueue for RedisBroker {
     ) -> BoxFuture<'a, BrokerResult<bool>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let claimed: i64 = Script::new(CLAIM)
+            let claimed: i64 = self
+                .queue_scripts()
+                .claim
                 .arg(self.key(""))
                 .arg(a)
                 .arg(b)
@@ -271,7 +312,9 @@ impl MatchQueue for RedisBroker {
     fn release_pair<'a>(&'a self, a: &'a str, b: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let _: i64 = Script::new(RELEASE)
+            let _: i64 = self
+                .queue_scripts()
+                .release
                 .arg(self.key(""))
                 .arg(a)
                 .arg(b)
@@ -301,7 +344,9 @@ impl Locks for RedisBroker {
     ) -> BoxFuture<'a, BrokerResult<bool>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let got: i64 = Script::new(LOCK)
+            let got: i64 = self
+                .queue_scripts()
+                .lock
                 .key(self.key(&format!("lock:{name}")))
                 .arg(token)
                 .arg(ms(ttl))
@@ -314,7 +359,9 @@ impl Locks for RedisBroker {
     fn unlock<'a>(&'a self, name: &'a str, token: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let _: i64 = Script::new(UNLOCK)
+            let _: i64 = self
+                .queue_scripts()
+                .unlock
                 .key(self.key(&format!("lock:{name}")))
                 .arg(token)
                 .invoke_async(&mut conn)

@@ -9,8 +9,9 @@ use std::io::{BufRead, Write};
 use std::path::PathBuf;
 
 use crate::rating::{self, Rating, Score};
-use crate::rules::{Address, Depth, Position, Seat, Square, Status};
+use crate::rules::Seat;
 use crate::service::admin::{AdminRatingChange, ExportRecord};
+use crate::service::audit::{StoredMatch, audit};
 
 /// Arguments of `uttt replay`.
 #[derive(Debug, clap::Args)]
@@ -26,36 +27,6 @@ pub struct Report {
     pub records: usize,
     /// `(line number, match id, what is wrong)` for each inconsistent record.
     pub problems: Vec<(usize, String, String)>,
-}
-
-fn seat(text: &str) -> Option<Seat> {
-    match text {
-        "x" => Some(Seat::X),
-        "o" => Some(Seat::O),
-        _ => None,
-    }
-}
-
-/// Parses the text notation of moves (`"4.4 4.0"`) at `depth`.
-///
-/// # Errors
-/// The first token that is not a square address of that depth.
-pub fn parse_moves(depth: Depth, text: &str) -> Result<Vec<Square>, String> {
-    text.split_whitespace()
-        .enumerate()
-        .map(|(ply, token)| {
-            token
-                .parse::<Address>()
-                .ok()
-                .and_then(|a| Square::from_address(depth, &a))
-                .ok_or_else(|| {
-                    format!(
-                        "move {ply} `{token}` is not a square of depth {}",
-                        depth.get()
-                    )
-                })
-        })
-        .collect()
 }
 
 /// Stored and recomputed ratings closer than this agree.
@@ -142,40 +113,28 @@ pub fn check_ratings(record: &ExportRecord, winner: Option<Seat>) -> Result<(), 
     Ok(())
 }
 
-/// Checks one record: its moves are legal, its result follows from them,
-/// and its rating changes from the ratings before and the result.
+/// Checks one record with the match audit (its moves are legal and its
+/// result follows from them) and its rating changes ([`check_ratings`]).
 ///
 /// # Errors
-/// What is inconsistent.
+/// What is inconsistent, every discrepancy joined by `; `.
 pub fn check(record: &ExportRecord) -> Result<(), String> {
-    let depth =
-        Depth::new(record.depth).map_err(|_| format!("depth {} is not 1 to 4", record.depth))?;
-    let moves = parse_moves(depth, &record.moves)?;
-    let position = Position::replay(depth, &moves).map_err(|e| format!("{e}"))?;
-    let winner = record
-        .winner
-        .as_deref()
-        .map(|w| seat(w).ok_or(format!("winner `{w}` is not x or o")))
-        .transpose()?;
-    check_ratings(record, winner)?;
-    match (
-        record.status.as_str(),
-        record.reason.as_deref(),
-        position.status(),
-    ) {
-        ("active", None, Status::Ongoing) if winner.is_none() => Ok(()),
-        ("active", _, status) => Err(format!("stored as active, but the moves give {status:?}")),
-        ("finished", Some("three_in_a_row"), Status::Won(w)) if winner == Some(w) => Ok(()),
-        ("finished", Some("draw"), Status::Drawn) if winner.is_none() => Ok(()),
-        ("finished", Some("timeout" | "resignation"), Status::Ongoing) if winner.is_some() => {
-            Ok(())
-        }
-        ("finished", reason, status) => Err(format!(
-            "stored result {:?} by {:?} does not follow from the moves, which give {status:?}",
-            record.winner, reason
-        )),
-        (other, _, _) => Err(format!("unknown status `{other}`")),
+    let mut found: Vec<String> = audit(&StoredMatch::from_export(record))
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    let winner = match record.winner.as_deref() {
+        Some("x") => Some(Seat::X),
+        Some("o") => Some(Seat::O),
+        _ => None,
+    };
+    if let Err(why) = check_ratings(record, winner) {
+        found.push(why);
     }
+    if found.is_empty() {
+        return Ok(());
+    }
+    Err(found.join("; "))
 }
 
 /// Checks every line of `input`.

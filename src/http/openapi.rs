@@ -88,3 +88,37 @@ pub fn document_json() -> Result<String, serde_json::Error> {
     text.push('\n');
     Ok(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::ConflictCode;
+
+    /// The descriptions of every 409 response of every operation.
+    fn conflict_descriptions() -> Vec<String> {
+        let doc = serde_json::to_value(document()).unwrap();
+        let mut found = Vec::new();
+        for item in doc["paths"].as_object().unwrap().values() {
+            for operation in item.as_object().unwrap().values() {
+                if let Some(text) = operation["responses"]["409"]["description"].as_str() {
+                    found.push(text.to_owned());
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn every_conflict_code_a_client_can_receive_is_in_a_409_response() {
+        let descriptions = conflict_descriptions();
+        for code in ConflictCode::ALL {
+            let quoted = format!("`{code}`");
+            let documented = descriptions.iter().any(|d| d.contains(&quoted));
+            assert_eq!(
+                documented,
+                code.reaches_clients(),
+                "{code}: documented in a 409 response = {documented}"
+            );
+        }
+    }
+}

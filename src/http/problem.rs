@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use crate::service::{Error, FieldError};
+use crate::service::{ConflictCode, Error, FieldError};
 
 /// The media type of every error body.
 pub const PROBLEM_JSON: &str = "application/problem+json";
@@ -159,6 +159,18 @@ impl Problem {
         p
     }
 
+    /// 409 with `code`.
+    fn conflict(code: ConflictCode, detail: impl Into<String>) -> Problem {
+        let title = match code {
+            ConflictCode::UsernameTaken => "Username taken",
+            ConflictCode::NotYourTurn => "Not your turn",
+            ConflictCode::StalePly => "Stale ply",
+            ConflictCode::MatchOver => "Match over",
+            _ => "Conflict",
+        };
+        Problem::new(StatusCode::CONFLICT, code.as_str(), title, detail)
+    }
+
     /// A problem for an error status that a lower layer produced without a body.
     pub fn for_status(status: StatusCode) -> Problem {
         let (code, title) = match status {
@@ -255,10 +267,8 @@ impl From<Error> for Problem {
                 "Not found",
                 format!("no such {what}"),
             ),
-            Error::UsernameTaken => Problem::new(
-                StatusCode::CONFLICT,
-                "username_taken",
-                "Username taken",
+            Error::UsernameTaken => Problem::conflict(
+                ConflictCode::UsernameTaken,
                 "a player with that username exists (names are compared ignoring case)",
             ),
             Error::RateLimited { retry_after_secs } => {
@@ -272,22 +282,15 @@ impl From<Error> for Problem {
                 p.0.retry_after_secs = Some(retry_after_secs);
                 p
             }
-            Error::NotYourTurn => Problem::new(
-                StatusCode::CONFLICT,
-                "not_your_turn",
-                "Not your turn",
-                "the other seat is to move",
-            ),
-            Error::StalePly { current_ply } => Problem::new(
-                StatusCode::CONFLICT,
-                "stale_ply",
-                "Stale ply",
+            Error::NotYourTurn => {
+                Problem::conflict(ConflictCode::NotYourTurn, "the other seat is to move")
+            }
+            Error::StalePly { current_ply } => Problem::conflict(
+                ConflictCode::StalePly,
                 format!("the match is at ply {current_ply}; reload it and try again"),
             )
             .with("current_ply", current_ply),
-            Error::MatchOver(why) => {
-                Problem::new(StatusCode::CONFLICT, "match_over", "Match over", why)
-            }
+            Error::MatchOver(why) => Problem::conflict(ConflictCode::MatchOver, why),
             Error::IllegalMove(reason) => Problem::new(
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "illegal_move",
@@ -300,7 +303,7 @@ impl From<Error> for Problem {
                 detail,
                 related,
             } => {
-                let p = Problem::new(StatusCode::CONFLICT, code, "Conflict", detail);
+                let p = Problem::conflict(code, detail);
                 match related {
                     Some((key, id)) => p.with(key, id),
                     None => p,

@@ -23,6 +23,93 @@ impl FieldError {
     }
 }
 
+/// The stable code of every 409 the service answers with. `problem.rs` writes
+/// these into problem bodies and the OpenAPI responses name them (a test
+/// checks that each one a client can receive is documented).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConflictCode {
+    /// Registration with a name that exists, ignoring case.
+    UsernameTaken,
+    /// The other seat is to move.
+    NotYourTurn,
+    /// The move was sent for another ply than the current one.
+    StalePly,
+    /// The match is finished.
+    MatchOver,
+    /// The player already holds a queued ticket.
+    AlreadyQueued,
+    /// The player is seated in an unfinished ranked match.
+    InActiveMatch,
+    /// The ticket was already paired into a match.
+    AlreadyMatched,
+    /// The player has the most unfinished practice matches allowed.
+    TooManyPracticeMatches,
+    /// The player has the most rooms nobody joined yet allowed.
+    TooManyOpenRooms,
+    /// The room already has two players.
+    RoomFull,
+    /// The host tried to join their own room.
+    OwnRoom,
+    /// The room's current game is still being played.
+    MatchInProgress,
+    /// The room has no guest yet.
+    RoomNotFull,
+    /// A ticket left the queue while the pairing worker wrote its match: rolls
+    /// the pairing back. Only the worker sees it, never a client.
+    TicketGone,
+}
+
+impl ConflictCode {
+    /// Every code, in the order above.
+    pub const ALL: [ConflictCode; 14] = [
+        ConflictCode::UsernameTaken,
+        ConflictCode::NotYourTurn,
+        ConflictCode::StalePly,
+        ConflictCode::MatchOver,
+        ConflictCode::AlreadyQueued,
+        ConflictCode::InActiveMatch,
+        ConflictCode::AlreadyMatched,
+        ConflictCode::TooManyPracticeMatches,
+        ConflictCode::TooManyOpenRooms,
+        ConflictCode::RoomFull,
+        ConflictCode::OwnRoom,
+        ConflictCode::MatchInProgress,
+        ConflictCode::RoomNotFull,
+        ConflictCode::TicketGone,
+    ];
+
+    /// The code as clients read it in a problem body.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConflictCode::UsernameTaken => "username_taken",
+            ConflictCode::NotYourTurn => "not_your_turn",
+            ConflictCode::StalePly => "stale_ply",
+            ConflictCode::MatchOver => "match_over",
+            ConflictCode::AlreadyQueued => "already_queued",
+            ConflictCode::InActiveMatch => "in_active_match",
+            ConflictCode::AlreadyMatched => "already_matched",
+            ConflictCode::TooManyPracticeMatches => "too_many_practice_matches",
+            ConflictCode::TooManyOpenRooms => "too_many_open_rooms",
+            ConflictCode::RoomFull => "room_full",
+            ConflictCode::OwnRoom => "own_room",
+            ConflictCode::MatchInProgress => "match_in_progress",
+            ConflictCode::RoomNotFull => "room_not_full",
+            ConflictCode::TicketGone => "ticket_gone",
+        }
+    }
+
+    /// Whether a client can receive it (every other code is documented in OpenAPI).
+    pub fn reaches_clients(self) -> bool {
+        self != ConflictCode::TicketGone
+    }
+}
+
+impl std::fmt::Display for ConflictCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Why a use case did not go through.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -69,7 +156,7 @@ pub enum Error {
     #[error("{detail}")]
     Conflict {
         /// The stable code (`room_full`, `already_queued`, …).
-        code: &'static str,
+        code: ConflictCode,
         /// What is in the way.
         detail: String,
         /// A related resource for the client, as a body member: `("match_id", id)`, `("ticket_id", id)`.
@@ -103,7 +190,7 @@ impl From<BrokerError> for Error {
 impl Error {
     /// A 409 with its own stable code, naming a related resource when there is one.
     pub fn conflict(
-        code: &'static str,
+        code: ConflictCode,
         detail: impl Into<String>,
         related: Option<(&'static str, String)>,
     ) -> Error {

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod audit;
 pub mod cursor;
 pub mod error;
 pub mod events;
@@ -26,7 +27,7 @@ use crate::metrics::Metrics;
 use crate::store::Db;
 use crate::time::TimeSource;
 
-pub use error::{Error, FieldError, Result};
+pub use error::{ConflictCode, Error, FieldError, Result};
 
 /// Everything a use case needs, shared by all requests and workers of an instance.
 #[derive(Clone)]
@@ -60,13 +61,28 @@ pub struct Context {
 #[derive(Debug, Clone)]
 pub struct Shutdown {
     sender: Arc<tokio::sync::watch::Sender<bool>>,
+    /// How many worker loops are still running (see [`Shutdown::worker`]).
+    workers: Arc<tokio::sync::watch::Sender<usize>>,
 }
 
 impl Default for Shutdown {
     fn default() -> Self {
         Shutdown {
             sender: Arc::new(tokio::sync::watch::channel(false).0),
+            workers: Arc::new(tokio::sync::watch::channel(0).0),
         }
+    }
+}
+
+/// Held by a running worker loop; dropping it tells the shutdown the loop ended.
+#[derive(Debug)]
+pub struct WorkerGuard {
+    workers: Arc<tokio::sync::watch::Sender<usize>>,
+}
+
+impl Drop for WorkerGuard {
+    fn drop(&mut self) {
+        self.workers.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 
@@ -86,6 +102,21 @@ impl Shutdown {
         let mut rx = self.sender.subscribe();
         // An error means the sender is gone, which only happens at exit.
         let _ = rx.wait_for(|down| *down).await;
+    }
+
+    /// Registers a worker loop: the process waits for it (and so for the
+    /// broker locks it releases at the end of its tick) before exiting.
+    pub fn worker(&self) -> WorkerGuard {
+        self.workers.send_modify(|n| *n += 1);
+        WorkerGuard {
+            workers: self.workers.clone(),
+        }
+    }
+
+    /// Resolves once every registered worker loop has ended.
+    pub async fn workers_stopped(&self) {
+        let mut rx = self.workers.subscribe();
+        let _ = rx.wait_for(|n| *n == 0).await;
     }
 }
 

@@ -17,7 +17,7 @@ use super::matches::play::{self, Snapshot};
 use super::matches::record::{MatchRecord, Mode, time_control, time_control_columns};
 use super::matches::state::TimeControlBody;
 use super::matches::{self, publish};
-use super::{Context, Error, Result, limits};
+use super::{ConflictCode, Context, Error, Result, limits};
 
 /// Whether `room` is past its time to live: nobody joined it within `ttl_ms` of opening.
 fn expired(room: &RoomRow, now: i64, ttl_ms: i64) -> bool {
@@ -168,7 +168,7 @@ pub async fn create(
             let open = rooms::count_open(conn, &host, now.saturating_sub(ttl).saturating_add(1))?;
             if open >= i64::from(cap) {
                 return Err(Error::conflict(
-                    "too_many_open_rooms",
+                    ConflictCode::TooManyOpenRooms,
                     format!("you already have {open} rooms nobody has joined (at most {cap}); share one of their codes or wait for them to expire"),
                     None,
                 ));
@@ -241,7 +241,7 @@ pub async fn join(ctx: &Context, player: &Player, code: &str, client: &str) -> R
                 .ok_or(Error::NotFound("room"))?;
             if room.host_id == guest {
                 return Err(Error::conflict(
-                    "own_room",
+                    ConflictCode::OwnRoom,
                     "you host this room; share its code with your opponent",
                     room.match_id.clone().map(|id| ("match_id", id)),
                 ));
@@ -250,7 +250,7 @@ pub async fn join(ctx: &Context, player: &Player, code: &str, client: &str) -> R
                 Some(g) if g == guest => return Ok((room_state(conn, &room)?, None)),
                 Some(_) => {
                     return Err(Error::conflict(
-                        "room_full",
+                        ConflictCode::RoomFull,
                         "this room already has two players",
                         None,
                     ));
@@ -311,7 +311,7 @@ pub async fn rematch(
             }
             if room.guest_id.is_none() {
                 return Err(Error::conflict(
-                    "room_not_full",
+                    ConflictCode::RoomNotFull,
                     "the room has no guest yet",
                     None,
                 ));
@@ -325,7 +325,7 @@ pub async fn rematch(
                 && row.is_active()
             {
                 return Err(Error::conflict(
-                    "match_in_progress",
+                    ConflictCode::MatchInProgress,
                     "the room's current game is still being played",
                     Some(("match_id", row.id)),
                 ));

@@ -55,7 +55,9 @@ pub fn start(ctx: &Context) {
     }
     if enabled.pairing {
         let ctx = ctx.clone();
+        let guard = ctx.shutdown.worker();
         tokio::spawn(async move {
+            let _guard = guard;
             let every = ctx.config.matchmaking.round_every;
             while !ctx.shutdown.is_triggered() {
                 if let Err(err) = pairing::tick(&ctx).await {
@@ -71,7 +73,9 @@ pub fn start(ctx: &Context) {
     }
     if enabled.cpu {
         let ctx = ctx.clone();
+        let guard = ctx.shutdown.worker();
         tokio::spawn(async move {
+            let _guard = guard;
             while !ctx.shutdown.is_triggered() {
                 if let Err(err) = cpu::tick(&ctx).await {
                     tracing::warn!(worker = "cpu mover", error = %err, "tick failed");
@@ -91,7 +95,9 @@ where
     F: Fn(Context) -> Fut + Send + 'static,
     Fut: Future<Output = crate::service::Result<()>> + Send,
 {
+    let guard = ctx.shutdown.worker();
     tokio::spawn(async move {
+        let _guard = guard;
         let mut interval = tokio::time::interval(every);
         interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {

@@ -4,7 +4,7 @@ use base64::Engine;
 use serde_json::json;
 
 use crate::both_backends;
-use crate::helpers::{Backend, SECRET, TestApp, TestConfig};
+use crate::support::{Backend, SECRET, TestApp, TestConfig};
 
 fn b64(value: &serde_json::Value) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(value.to_string())

@@ -10,7 +10,7 @@ use uttt::service::matches::create::{self, NewMatch, SeatSpec};
 use uttt::service::matches::record::Mode;
 
 use crate::both_backends;
-use crate::helpers::{Player, TestApp};
+use crate::support::{Player, TestApp};
 
 const DAY: i64 = 24 * 3600 * 1000;
 

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, EventStream, Player, TestApp, TestConfig, legal_of};
+use crate::support::{Backend, EventStream, Player, TestApp, TestConfig, legal_of};
 
 const GRACE_MS: i64 = 1_000;
 

@@ -2,7 +2,13 @@
 //! fresh database, on SQLite always and on PostgreSQL + Redis when
 //! `TEST_DATABASE_URL` / `TEST_REDIS_URL` are set.
 
-mod helpers;
+// A failed unwrap in a test or its helpers is a failed test (clippy.toml
+// covers `#[test]` functions; this covers the helpers they call).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "../common/mod.rs"]
+mod common;
+mod support;
 
 mod accounts;
 mod admin;

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::both_backends;
-use crate::helpers::{Backend, EventStream, TestApp, TestConfig, addr, eventually, legal_of};
+use crate::support::{Backend, EventStream, TestApp, TestConfig, addr, eventually, legal_of};
 
 const NO_CLOCK: fn() -> Value = || json!({"kind": "none"});
 

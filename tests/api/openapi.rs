@@ -1,6 +1,6 @@
 //! The checked-in OpenAPI document is what the code generates.
 
-use crate::helpers::{Backend, TestApp};
+use crate::support::{Backend, TestApp};
 
 const CHECKED_IN: &str = include_str!("../../openapi/openapi.json");
 

@@ -1,7 +1,7 @@
 //! Health, readiness, metrics and the documentation page.
 
 use crate::both_backends;
-use crate::helpers::TestApp;
+use crate::support::TestApp;
 
 both_backends! {
     async fn healthz_and_readyz_answer_200_when_everything_is_up(app: TestApp) {
@@ -36,7 +36,7 @@ both_backends! {
 
 #[actix_web::test]
 async fn start_up_fails_loudly_when_the_database_is_unreachable() {
-    use crate::helpers::{Backend, TestConfig};
+    use crate::support::{Backend, TestConfig};
     let mut config = TestConfig::new(Backend::Sqlite).unwrap();
     config.config.database = uttt::config::DatabaseConfig::Postgres(
         "postgres://postgres@127.0.0.1:1/none?connect_timeout=1".into(),

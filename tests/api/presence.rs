@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{Backend, EventStream, Player, TestApp, TestConfig, eventually, legal_of};
+use crate::support::{Backend, EventStream, Player, TestApp, TestConfig, eventually, legal_of};
 use uttt::broker::PresenceRecord;
 use uttt::rules::Seat;
 use uttt::service::matches::dropout::SUBSTITUTE_PACE_MS;
@@ -580,7 +580,7 @@ async fn move_with_lag(
     ply: u64,
     address: Value,
     lag: Value,
-) -> crate::helpers::Reply {
+) -> crate::support::Reply {
     app.post(
         &format!("/api/v1/matches/{id}/moves"),
         &json!({"ply": ply, "address": address, "lag_ms": lag}),

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use uttt::rating::{self, Rating, Score};
 
 use crate::both_backends;
-use crate::helpers::{Backend, EventStream, Player, TestApp, TestConfig};
+use crate::support::{Backend, EventStream, Player, TestApp, TestConfig};
 
 pub(crate) const LADDER: &str = "ultimate-10m";
 

@@ -8,8 +8,8 @@ use uttt::rating::{self, INITIAL, Rating, Score};
 use uttt::service::recompute::{self, Recomputed};
 use uttt::time::TimeSource;
 
-use crate::helpers::{Backend, Player, TestApp};
 use crate::ranked::{CLOSED_DRAW, LADDER, manual_app, ranked_pair};
+use crate::support::{Backend, Player, TestApp};
 
 const DAY: i64 = 86_400_000;
 

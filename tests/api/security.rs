@@ -10,7 +10,7 @@ use uttt::config::{IpNet, ProxyTrust};
 use uttt::time::TimeSource;
 
 use crate::both_backends;
-use crate::helpers::{Backend, EventStream, TestApp, TestConfig};
+use crate::support::{Backend, EventStream, TestApp, TestConfig};
 
 /// The value `docker-compose.yml` used to ship as its fallback secret.
 const COMPOSE_PLACEHOLDER: &str = "change-me-to-a-long-random-secret-shared-by-all-instances";
@@ -302,7 +302,7 @@ async fn second_instance(app: &TestApp) -> uttt::service::Context {
 
 async fn queued_ticket(
     ctx: &uttt::service::Context,
-    player: &crate::helpers::Player,
+    player: &crate::support::Player,
     ladder: &str,
     now: i64,
 ) -> uttt::broker::Ticket {
@@ -439,7 +439,7 @@ both_backends! {
 
 async fn practice(
     app: &TestApp,
-    p: &crate::helpers::Player,
+    p: &crate::support::Player,
     time_control: serde_json::Value,
 ) -> String {
     app.time.advance(1);
@@ -558,7 +558,7 @@ async fn room_app(
     Some(TestApp::start(config).await)
 }
 
-async fn open_room(app: &TestApp, host: &crate::helpers::Player) -> crate::helpers::Reply {
+async fn open_room(app: &TestApp, host: &crate::support::Player) -> crate::support::Reply {
     app.post("/api/v1/rooms", &json!({"depth": 1}), Some(&host.token))
         .await
 }
@@ -723,7 +723,7 @@ both_backends! {
         let impostor = app.register(&victim.id).await;
         let other = app.quick_player("other").await;
         let impostors = app.room_match(&impostor, &other, 1, json!({"kind": "none"})).await;
-        let ids = |reply: &crate::helpers::Reply| -> Vec<String> {
+        let ids = |reply: &crate::support::Reply| -> Vec<String> {
             reply.body["items"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap().to_owned()).collect()
         };
         let list = |q: String| {
@@ -892,7 +892,7 @@ async fn stream_cap(backend: Backend) {
     let _theirs = EventStream::open(&app, &path, &o.token, None).await;
     // Closing a stream gives its slot back.
     drop(first);
-    crate::helpers::eventually(Duration::from_secs(20), "a freed stream slot", || async {
+    crate::support::eventually(Duration::from_secs(20), "a freed stream slot", || async {
         let url = format!("{}{path}?access_token={}", app.address, x.token);
         let res = app.client.get(url).send().await.ok()?;
         (res.status().as_u16() == 200).then_some(())

@@ -7,7 +7,7 @@ use crate::rules::{self, Depth, Seat};
 use crate::store::matches::{self, MatchRow};
 use crate::time::Millis;
 
-use super::super::{Error, Result};
+use super::super::{ConflictCode, Error, Result};
 use super::record::{Controller, MatchRecord, Mode, seat_str, time_control_columns};
 
 /// Who sits in a seat of a new match.
@@ -136,7 +136,7 @@ pub fn check_practice_cap(
     let open = matches::count_active(conn, player_id, Mode::Practice.as_str())?;
     if open >= i64::from(cap) {
         return Err(Error::conflict(
-            "too_many_practice_matches",
+            ConflictCode::TooManyPracticeMatches,
             format!(
                 "you already have {open} unfinished practice matches (at most {cap}); finish or resign one first"
             ),

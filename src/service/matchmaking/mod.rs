@@ -19,7 +19,7 @@ use super::accounts::Player;
 use super::matches::create::{self, NewMatch, SeatSpec};
 use super::matches::play;
 use super::matches::record::{Mode, seat_str};
-use super::{Context, Error, Result, events, ladders, matches};
+use super::{ConflictCode, Context, Error, Result, events, ladders, matches};
 
 /// A ticket as its player sees it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -122,14 +122,14 @@ pub async fn create_ticket(
         .await?;
     if let Some(match_id) = active {
         return Err(Error::conflict(
-            "in_active_match",
+            ConflictCode::InActiveMatch,
             "finish your ranked match before queueing again",
             Some(("match_id", match_id)),
         ));
     }
     if let Some(ticket_id) = waiting {
         return Err(Error::conflict(
-            "already_queued",
+            ConflictCode::AlreadyQueued,
             "you already hold a queued ticket; cancel it first",
             Some(("ticket_id", ticket_id)),
         ));
@@ -160,7 +160,7 @@ pub async fn create_ticket(
             view(ctx, &ticket).await
         }
         Enqueued::AlreadyQueued(id) => Err(Error::conflict(
-            "already_queued",
+            ConflictCode::AlreadyQueued,
             "you already hold a queued ticket; cancel it first",
             Some(("ticket_id", id)),
         )),
@@ -242,7 +242,7 @@ pub async fn cancel_ticket(ctx: &Context, player: &Player, id: &str) -> Result<(
     };
     if let Some(match_id) = matched {
         return Err(Error::conflict(
-            "already_matched",
+            ConflictCode::AlreadyMatched,
             "the ticket was already paired into a match",
             Some(("match_id", match_id)),
         ));
@@ -324,7 +324,11 @@ pub async fn make_match(
             }
             match_store::insert(conn, &row).map_err(|e| {
                 if e.is_unique_violation() {
-                    Error::conflict("in_active_match", "a player is in a ranked match", None)
+                    Error::conflict(
+                        ConflictCode::InActiveMatch,
+                        "a player is in a ranked match",
+                        None,
+                    )
                 } else {
                     e.into()
                 }
@@ -332,7 +336,7 @@ pub async fn make_match(
             for ticket in [&ta, &tb] {
                 if !tickets::mark_matched(conn, ticket, &row.id, now)? {
                     return Err(Error::conflict(
-                        "ticket_gone",
+                        ConflictCode::TicketGone,
                         "a ticket left the queue",
                         None,
                     ));
@@ -353,7 +357,7 @@ pub async fn make_match(
         Ok(Some(snap)) => snap,
         Ok(None)
         | Err(Error::Conflict {
-            code: "in_active_match",
+            code: ConflictCode::InActiveMatch,
             ..
         }) => {
             ctx.broker.release_pair(&a.id, &b.id).await?;

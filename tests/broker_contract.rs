@@ -1,0 +1,628 @@
+//! The broker contract: every check runs against the in-process broker
+//! (`broker/memory.rs`) and against Redis (`broker/redis.rs` and the Lua
+//! scripts of `broker/redis_queue.rs`), which implement the same rules twice.
+//!
+//! Redis runs when `TEST_REDIS_URL` is set; a Redis that cannot be reached
+//! then fails the test. Each Redis check works under a key prefix of its own
+//! (`contract:<id>:`), deleted when it ends, so checks run in parallel.
+//!
+//! Leases, locks, slots, presence records and rate windows live in real time;
+//! the checks that let one lapse sleep past it, with margins of hundreds of
+//! milliseconds either side.
+
+// A failed unwrap in a test or its helpers is a failed test (clippy.toml
+// covers `#[test]` functions; this covers the helpers they call).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{FutureExt, StreamExt};
+use uttt::broker::memory::MemoryBroker;
+use uttt::broker::redis::RedisBroker;
+use uttt::broker::{
+    Cancelled, Enqueued, Notice, PresenceRecord, RateDecision, SharedBroker, Subscription, Ticket,
+    TicketStatus,
+};
+
+/// Declares each check once per broker: `name::in_process` and `name::redis`.
+macro_rules! on_both_brokers {
+    ($($name:ident),* $(,)?) => {
+        $(
+            mod $name {
+                #[tokio::test]
+                async fn in_process() {
+                    super::in_process(super::$name).await;
+                }
+
+                #[tokio::test]
+                async fn redis() {
+                    super::on_redis(super::$name).await;
+                }
+            }
+        )*
+    };
+}
+
+on_both_brokers!(
+    health_answers,
+    rate_windows_count_up_to_the_limit_then_refuse,
+    rate_windows_end_and_peek_counts_nothing,
+    messages_reach_the_subscribers_of_their_channel_only,
+    seen_keeps_the_newest_time_and_lapses,
+    marks_replace_and_lapse,
+    leases_are_held_until_their_last_holder_releases,
+    leases_lapse_unless_renewed,
+    slots_are_bounded_renewable_and_lapse,
+    locks_have_one_holder_and_lapse,
+    the_queue_is_not_restored_until_marked,
+    a_ticket_reads_back_as_enqueued_and_a_player_queues_once,
+    the_queue_is_ordered_by_rating_per_ladder,
+    touching_a_ticket_only_moves_its_time_forward,
+    cancelling_withdraws_a_queued_ticket_once,
+    a_pair_is_claimed_whole_and_once,
+    a_released_pair_is_queued_again,
+);
+
+/// Runs `check` against a fresh in-process broker.
+async fn in_process<F, Fut>(check: F)
+where
+    F: FnOnce(SharedBroker) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let broker: SharedBroker = MemoryBroker::new();
+    check(broker).await;
+}
+
+/// Runs `check` against Redis under a prefix of its own, deleting its keys
+/// afterwards; does nothing when `TEST_REDIS_URL` is unset.
+async fn on_redis<F, Fut>(check: F)
+where
+    F: FnOnce(SharedBroker) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let Some(url) = std::env::var("TEST_REDIS_URL")
+        .ok()
+        .filter(|v| !v.is_empty())
+    else {
+        eprintln!("TEST_REDIS_URL is not set: the Redis variant of this check does not run");
+        return;
+    };
+    let prefix = format!("contract:{}:", uttt::ids::record_id());
+    let broker = RedisBroker::connect(&url, &prefix)
+        .await
+        .unwrap_or_else(|e| {
+            panic!("TEST_REDIS_URL is set to {url} but Redis cannot be reached: {e}")
+        });
+    let shared: SharedBroker = Arc::clone(&broker) as SharedBroker;
+    let outcome = AssertUnwindSafe(check(shared)).catch_unwind().await;
+    broker
+        .delete_all_keys()
+        .await
+        .expect("delete the check's keys");
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+const MINUTE: Duration = Duration::from_secs(60);
+
+/// Sleeps `ms` milliseconds of real time (leases, locks and windows lapse in it).
+async fn sleep_ms(ms: u64) {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+}
+
+/// The next notice of `sub`; fails after 10 s (a guard against a hang, not a measure).
+async fn next_notice(sub: &mut Subscription) -> Notice {
+    tokio::time::timeout(Duration::from_secs(10), sub.next())
+        .await
+        .expect("a message within 10 s")
+        .expect("the subscription is open")
+}
+
+fn message(text: &str) -> Notice {
+    Notice::Message(text.into())
+}
+
+fn keys(names: &[&str]) -> Vec<String> {
+    names.iter().map(|k| (*k).to_owned()).collect()
+}
+
+/// A queued ticket of `player` on `ladder`.
+fn ticket(id: &str, player: &str, ladder: &str, rating: f64) -> Ticket {
+    Ticket {
+        id: id.to_owned(),
+        player_id: player.to_owned(),
+        ladder: ladder.to_owned(),
+        rating,
+        created_at: 1_000,
+        seen_at: 1_000,
+        status: TicketStatus::Queued,
+        match_id: None,
+        reason: None,
+        last_x_at: None,
+        last_opponent: None,
+    }
+}
+
+/// The ids of a ladder's queued tickets, in queue order.
+async fn queued_ids(b: &SharedBroker, ladder: &str) -> Vec<String> {
+    b.queued(ladder)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.id)
+        .collect()
+}
+
+async fn status_of(b: &SharedBroker, id: &str) -> TicketStatus {
+    b.ticket(id).await.unwrap().expect("the ticket").status
+}
+
+async fn health_answers(b: SharedBroker) {
+    b.ping().await.unwrap();
+    assert!(["in-process", "redis"].contains(&b.kind()), "{}", b.kind());
+}
+
+async fn rate_windows_count_up_to_the_limit_then_refuse(b: SharedBroker) {
+    for _ in 0..3 {
+        assert_eq!(b.hit("k", 3, MINUTE).await.unwrap(), RateDecision::Allowed);
+    }
+    for _ in 0..2 {
+        match b.hit("k", 3, MINUTE).await.unwrap() {
+            RateDecision::Limited { retry_after } => {
+                assert!(
+                    retry_after > Duration::ZERO && retry_after <= MINUTE,
+                    "{retry_after:?}"
+                );
+            }
+            RateDecision::Allowed => panic!("a fourth hit within the window is refused"),
+        }
+    }
+    // Refused hits count too; other keys have windows of their own.
+    assert_eq!(b.peek("k").await.unwrap().map(|(n, _)| n), Some(5));
+    assert_eq!(
+        b.hit("other", 3, MINUTE).await.unwrap(),
+        RateDecision::Allowed
+    );
+    assert_eq!(b.peek("other").await.unwrap().map(|(n, _)| n), Some(1));
+}
+
+async fn rate_windows_end_and_peek_counts_nothing(b: SharedBroker) {
+    assert_eq!(
+        b.peek("k").await.unwrap(),
+        None,
+        "no window before the first hit"
+    );
+    let window = Duration::from_millis(400);
+    assert_eq!(b.hit("k", 1, window).await.unwrap(), RateDecision::Allowed);
+    for _ in 0..3 {
+        let (count, left) = b.peek("k").await.unwrap().expect("an open window");
+        assert_eq!(count, 1, "peeking counts nothing");
+        assert!(left > Duration::ZERO && left <= window, "{left:?}");
+    }
+    sleep_ms(900).await;
+    assert_eq!(b.peek("k").await.unwrap(), None, "the window has ended");
+    assert_eq!(
+        b.hit("k", 1, window).await.unwrap(),
+        RateDecision::Allowed,
+        "a new window starts"
+    );
+}
+
+async fn messages_reach_the_subscribers_of_their_channel_only(b: SharedBroker) {
+    b.publish("m", "before".into()).await.unwrap();
+    let mut first = b.subscribe("m").await.unwrap();
+    let mut second = b.subscribe("m").await.unwrap();
+    let mut elsewhere = b.subscribe("n").await.unwrap();
+    b.publish("m", "one".into()).await.unwrap();
+    b.publish("m", "two".into()).await.unwrap();
+    b.publish("n", "three".into()).await.unwrap();
+    for sub in [&mut first, &mut second] {
+        // Nothing from before the subscription, then the messages in order.
+        assert_eq!(next_notice(sub).await, message("one"));
+        assert_eq!(next_notice(sub).await, message("two"));
+    }
+    assert_eq!(next_notice(&mut elsewhere).await, message("three"));
+    drop(first);
+    b.publish("m", "four".into()).await.unwrap();
+    assert_eq!(next_notice(&mut second).await, message("four"));
+}
+
+async fn seen_keeps_the_newest_time_and_lapses(b: SharedBroker) {
+    assert_eq!(b.seen("s", 200, MINUTE).await.unwrap(), None);
+    assert_eq!(b.seen("s", 300, MINUTE).await.unwrap(), Some(200));
+    // A late, older report does not move it back.
+    assert_eq!(b.seen("s", 100, MINUTE).await.unwrap(), Some(300));
+    let ks = keys(&["s", "never"]);
+    assert_eq!(
+        b.presence(&ks).await.unwrap(),
+        vec![
+            PresenceRecord {
+                leased: false,
+                last_seen: Some(300)
+            },
+            PresenceRecord {
+                leased: false,
+                last_seen: None
+            },
+        ]
+    );
+    assert_eq!(b.presence(&[]).await.unwrap(), vec![]);
+
+    assert_eq!(
+        b.seen("short", 5, Duration::from_millis(300))
+            .await
+            .unwrap(),
+        None
+    );
+    sleep_ms(800).await;
+    assert_eq!(
+        b.presence(&keys(&["short"])).await.unwrap()[0].last_seen,
+        None
+    );
+    assert_eq!(
+        b.seen("short", 6, MINUTE).await.unwrap(),
+        None,
+        "a lapsed record is gone"
+    );
+}
+
+async fn marks_replace_and_lapse(b: SharedBroker) {
+    assert_eq!(b.mark("a", "one", MINUTE).await.unwrap(), None);
+    assert_eq!(
+        b.mark("a", "two", MINUTE).await.unwrap(),
+        Some("one".into())
+    );
+    assert_eq!(
+        b.mark("short", "x", Duration::from_millis(300))
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        b.marks(&keys(&["a", "short", "never"])).await.unwrap(),
+        vec![Some("two".into()), Some("x".into()), None]
+    );
+    assert_eq!(b.marks(&[]).await.unwrap(), Vec::<Option<String>>::new());
+    sleep_ms(800).await;
+    assert_eq!(b.marks(&keys(&["short"])).await.unwrap(), vec![None]);
+    assert_eq!(
+        b.mark("short", "y", MINUTE).await.unwrap(),
+        None,
+        "a lapsed mark is not returned"
+    );
+}
+
+async fn leased(b: &SharedBroker, key: &str) -> bool {
+    b.presence(&keys(&[key])).await.unwrap()[0].leased
+}
+
+async fn leases_are_held_until_their_last_holder_releases(b: SharedBroker) {
+    assert!(!leased(&b, "seat").await);
+    b.hold(&[], MINUTE).await.unwrap();
+    b.hold(
+        &[("seat".into(), "h1".into()), ("other".into(), "h1".into())],
+        MINUTE,
+    )
+    .await
+    .unwrap();
+    assert!(leased(&b, "seat").await && leased(&b, "other").await);
+    // Releasing as a non-holder changes nothing.
+    b.release("seat", "stranger").await.unwrap();
+    assert!(leased(&b, "seat").await);
+    b.hold(&[("seat".into(), "h2".into())], MINUTE)
+        .await
+        .unwrap();
+    b.release("seat", "h1").await.unwrap();
+    assert!(leased(&b, "seat").await, "h2 still holds it");
+    b.release("seat", "h2").await.unwrap();
+    assert!(!leased(&b, "seat").await);
+    assert!(leased(&b, "other").await, "leases are per key");
+    // Releasing what nobody holds is fine.
+    b.release("seat", "h2").await.unwrap();
+    b.release("never", "h1").await.unwrap();
+}
+
+async fn leases_lapse_unless_renewed(b: SharedBroker) {
+    let ttl = Duration::from_millis(2_000);
+    b.hold(
+        &[
+            ("renewed".into(), "h".into()),
+            ("lapsing".into(), "h".into()),
+        ],
+        ttl,
+    )
+    .await
+    .unwrap();
+    b.hold(&[("long".into(), "h1".into())], MINUTE)
+        .await
+        .unwrap();
+    b.hold(&[("long".into(), "h2".into())], Duration::from_millis(300))
+        .await
+        .unwrap();
+    sleep_ms(1_200).await;
+    b.hold(&[("renewed".into(), "h".into())], ttl)
+        .await
+        .unwrap();
+    sleep_ms(1_300).await;
+    // 2.5 s after the first hold: the renewed lease runs to 3.2 s, the other ended at 2 s.
+    assert!(leased(&b, "renewed").await, "a renewed lease lives on");
+    assert!(!leased(&b, "lapsing").await, "an unrenewed lease lapses");
+    assert!(leased(&b, "long").await, "h1's lease outlives h2's");
+    b.release("long", "h1").await.unwrap();
+    assert!(
+        !leased(&b, "long").await,
+        "h2's lapsed lease does not count"
+    );
+    sleep_ms(1_500).await;
+    assert!(!leased(&b, "renewed").await);
+}
+
+async fn slots_are_bounded_renewable_and_lapse(b: SharedBroker) {
+    assert!(b.acquire("set", "m1", 2, MINUTE).await.unwrap());
+    assert!(b.acquire("set", "m2", 2, MINUTE).await.unwrap());
+    assert!(
+        !b.acquire("set", "m3", 2, MINUTE).await.unwrap(),
+        "the set is full"
+    );
+    assert!(
+        b.acquire("set", "m1", 2, MINUTE).await.unwrap(),
+        "a holder renews at the cap"
+    );
+    assert!(
+        b.acquire("other", "m3", 2, MINUTE).await.unwrap(),
+        "sets are per key"
+    );
+    // Giving back a slot one does not hold frees nothing.
+    b.release_slot("set", "m9").await.unwrap();
+    assert!(!b.acquire("set", "m3", 2, MINUTE).await.unwrap());
+    b.release_slot("set", "m1").await.unwrap();
+    assert!(b.acquire("set", "m3", 2, MINUTE).await.unwrap());
+
+    let short = Duration::from_millis(300);
+    assert!(b.acquire("brief", "m1", 1, short).await.unwrap());
+    assert!(!b.acquire("brief", "m2", 1, short).await.unwrap());
+    sleep_ms(800).await;
+    assert!(
+        b.acquire("brief", "m2", 1, MINUTE).await.unwrap(),
+        "a lapsed slot is free"
+    );
+    assert!(!b.acquire("brief", "m1", 1, MINUTE).await.unwrap());
+}
+
+async fn locks_have_one_holder_and_lapse(b: SharedBroker) {
+    assert!(b.try_lock("pairing", "t1", MINUTE).await.unwrap());
+    assert!(
+        !b.try_lock("pairing", "t2", MINUTE).await.unwrap(),
+        "a held lock"
+    );
+    assert!(
+        b.try_lock("pairing", "t1", MINUTE).await.unwrap(),
+        "the holder extends it"
+    );
+    assert!(
+        b.try_lock("other", "t2", MINUTE).await.unwrap(),
+        "locks are per name"
+    );
+    // Unlocking as a non-holder changes nothing.
+    b.unlock("pairing", "t2").await.unwrap();
+    assert!(!b.try_lock("pairing", "t2", MINUTE).await.unwrap());
+    b.unlock("pairing", "t1").await.unwrap();
+    assert!(b.try_lock("pairing", "t2", MINUTE).await.unwrap());
+    b.unlock("never", "t1").await.unwrap();
+
+    let ttl = Duration::from_millis(2_000);
+    assert!(b.try_lock("renewed", "t1", ttl).await.unwrap());
+    assert!(b.try_lock("lapsing", "t1", ttl).await.unwrap());
+    sleep_ms(1_200).await;
+    assert!(b.try_lock("renewed", "t1", ttl).await.unwrap());
+    sleep_ms(1_300).await;
+    assert!(
+        !b.try_lock("renewed", "t2", ttl).await.unwrap(),
+        "an extended lock holds"
+    );
+    assert!(
+        b.try_lock("lapsing", "t2", ttl).await.unwrap(),
+        "a lapsed lock is free"
+    );
+}
+
+async fn the_queue_is_not_restored_until_marked(b: SharedBroker) {
+    assert!(!b.is_restored().await.unwrap());
+    b.mark_restored().await.unwrap();
+    assert!(b.is_restored().await.unwrap());
+}
+
+async fn a_ticket_reads_back_as_enqueued_and_a_player_queues_once(b: SharedBroker) {
+    let plain = ticket("t1", "p1", "blitz", 1_500.0);
+    let full = Ticket {
+        last_x_at: Some(777),
+        last_opponent: Some("p9".into()),
+        rating: 1_623.25,
+        ..ticket("t2", "p2", "blitz", 0.0)
+    };
+    for t in [&plain, &full] {
+        assert_eq!(b.enqueue(t).await.unwrap(), Enqueued::Queued);
+        assert_eq!(b.ticket(&t.id).await.unwrap().as_ref(), Some(t));
+    }
+    assert_eq!(b.ticket("never").await.unwrap(), None);
+    assert_eq!(b.player_ticket("p1").await.unwrap(), Some("t1".into()));
+    assert_eq!(b.player_ticket("nobody").await.unwrap(), None);
+    // One live ticket a player, on any ladder.
+    for again in [
+        ticket("t3", "p1", "blitz", 1.0),
+        ticket("t4", "p1", "bullet", 1.0),
+    ] {
+        assert_eq!(
+            b.enqueue(&again).await.unwrap(),
+            Enqueued::AlreadyQueued("t1".into())
+        );
+        assert_eq!(
+            b.ticket(&again.id).await.unwrap(),
+            None,
+            "nothing was added"
+        );
+    }
+    assert_eq!(b.queue_size("blitz").await.unwrap(), 2);
+    assert_eq!(b.queue_size("bullet").await.unwrap(), 0);
+}
+
+async fn the_queue_is_ordered_by_rating_per_ladder(b: SharedBroker) {
+    for t in [
+        ticket("c", "p1", "blitz", 1_700.0),
+        ticket("a", "p2", "blitz", 1_400.5),
+        ticket("d", "p3", "blitz", 1_400.5),
+        ticket("b", "p4", "blitz", 1_550.0),
+        ticket("z", "p5", "bullet", 1_000.0),
+    ] {
+        assert_eq!(b.enqueue(&t).await.unwrap(), Enqueued::Queued);
+    }
+    // By rating, ties by id.
+    assert_eq!(queued_ids(&b, "blitz").await, ["a", "d", "b", "c"]);
+    assert_eq!(queued_ids(&b, "bullet").await, ["z"]);
+    assert_eq!(queued_ids(&b, "empty").await, Vec::<String>::new());
+    assert_eq!(b.queue_size("blitz").await.unwrap(), 4);
+    assert_eq!(b.queue_size("empty").await.unwrap(), 0);
+}
+
+async fn touching_a_ticket_only_moves_its_time_forward(b: SharedBroker) {
+    b.enqueue(&ticket("t1", "p1", "blitz", 1_500.0))
+        .await
+        .unwrap();
+    b.touch_ticket("t1", 5_000).await.unwrap();
+    assert_eq!(b.ticket("t1").await.unwrap().unwrap().seen_at, 5_000);
+    b.touch_ticket("t1", 4_000).await.unwrap();
+    assert_eq!(b.ticket("t1").await.unwrap().unwrap().seen_at, 5_000);
+    // Touching a ticket that does not exist makes none.
+    b.touch_ticket("never", 6_000).await.unwrap();
+    assert_eq!(b.ticket("never").await.unwrap(), None);
+}
+
+async fn cancelling_withdraws_a_queued_ticket_once(b: SharedBroker) {
+    b.enqueue(&ticket("t1", "p1", "blitz", 1_500.0))
+        .await
+        .unwrap();
+    b.enqueue(&ticket("t2", "p2", "blitz", 1_600.0))
+        .await
+        .unwrap();
+    assert_eq!(b.cancel("t1", "left").await.unwrap(), Cancelled::Cancelled);
+    let cancelled = b.ticket("t1").await.unwrap().expect("still readable");
+    assert_eq!(cancelled.status, TicketStatus::Cancelled);
+    assert_eq!(cancelled.reason.as_deref(), Some("left"));
+    assert_eq!(queued_ids(&b, "blitz").await, ["t2"]);
+    assert_eq!(b.queue_size("blitz").await.unwrap(), 1);
+    assert_eq!(b.player_ticket("p1").await.unwrap(), None);
+    assert_eq!(
+        b.cancel("t1", "again").await.unwrap(),
+        Cancelled::AlreadyCancelled
+    );
+    assert_eq!(
+        b.ticket("t1").await.unwrap().unwrap().reason.as_deref(),
+        Some("left"),
+        "the first reason stays"
+    );
+    assert_eq!(b.cancel("never", "left").await.unwrap(), Cancelled::Missing);
+    // The player may queue again.
+    assert_eq!(
+        b.enqueue(&ticket("t3", "p1", "blitz", 1_500.0))
+            .await
+            .unwrap(),
+        Enqueued::Queued
+    );
+    assert_eq!(b.player_ticket("p1").await.unwrap(), Some("t3".into()));
+}
+
+async fn a_pair_is_claimed_whole_and_once(b: SharedBroker) {
+    for (id, player) in [("a", "p1"), ("b", "p2"), ("c", "p3"), ("d", "p4")] {
+        b.enqueue(&ticket(id, player, "blitz", 1_500.0))
+            .await
+            .unwrap();
+    }
+    assert!(
+        !b.claim_pair("a", "a", "m0").await.unwrap(),
+        "a ticket cannot meet itself"
+    );
+    assert!(!b.claim_pair("a", "never", "m0").await.unwrap());
+    assert_eq!(
+        status_of(&b, "a").await,
+        TicketStatus::Queued,
+        "all or nothing"
+    );
+
+    assert!(b.claim_pair("a", "b", "m1").await.unwrap());
+    for id in ["a", "b"] {
+        let t = b.ticket(id).await.unwrap().unwrap();
+        assert_eq!(
+            (t.status, t.match_id.as_deref()),
+            (TicketStatus::Matched, Some("m1"))
+        );
+    }
+    assert_eq!(queued_ids(&b, "blitz").await, ["c", "d"]);
+    // A double claim, or a claim of one claimed ticket with a queued one, fails whole.
+    assert!(!b.claim_pair("a", "b", "m2").await.unwrap());
+    assert!(!b.claim_pair("b", "c", "m2").await.unwrap());
+    assert_eq!(status_of(&b, "c").await, TicketStatus::Queued);
+    assert_eq!(
+        b.ticket("b").await.unwrap().unwrap().match_id.as_deref(),
+        Some("m1")
+    );
+    // A claimed ticket can no longer be cancelled; its player may queue again.
+    assert_eq!(
+        b.cancel("a", "left").await.unwrap(),
+        Cancelled::AlreadyMatched("m1".into())
+    );
+    assert_eq!(b.player_ticket("p1").await.unwrap(), Some("a".into()));
+    assert_eq!(
+        b.enqueue(&ticket("e", "p1", "blitz", 1_500.0))
+            .await
+            .unwrap(),
+        Enqueued::Queued
+    );
+    b.cancel("d", "left").await.unwrap();
+    assert!(
+        !b.claim_pair("c", "d", "m3").await.unwrap(),
+        "a cancelled ticket is not claimed"
+    );
+    assert_eq!(status_of(&b, "c").await, TicketStatus::Queued);
+}
+
+async fn a_released_pair_is_queued_again(b: SharedBroker) {
+    for (id, player, rating) in [
+        ("a", "p1", 1_600.0),
+        ("b", "p2", 1_400.0),
+        ("c", "p3", 1_500.0),
+    ] {
+        b.enqueue(&ticket(id, player, "blitz", rating))
+            .await
+            .unwrap();
+    }
+    assert!(b.claim_pair("a", "b", "m1").await.unwrap());
+    b.release_pair("a", "b").await.unwrap();
+    for id in ["a", "b"] {
+        let t = b.ticket(id).await.unwrap().unwrap();
+        assert_eq!((t.status, t.match_id), (TicketStatus::Queued, None));
+    }
+    assert_eq!(
+        queued_ids(&b, "blitz").await,
+        ["b", "c", "a"],
+        "back in rating order"
+    );
+    assert!(
+        b.claim_pair("b", "a", "m2").await.unwrap(),
+        "and claimable again"
+    );
+
+    // Releasing touches only matched tickets: queued and cancelled ones stay as they are.
+    b.enqueue(&ticket("d", "p4", "blitz", 1_450.0))
+        .await
+        .unwrap();
+    b.cancel("d", "left").await.unwrap();
+    b.release_pair("c", "d").await.unwrap();
+    b.release_pair("never", "c").await.unwrap();
+    assert_eq!(status_of(&b, "c").await, TicketStatus::Queued);
+    assert_eq!(status_of(&b, "d").await, TicketStatus::Cancelled);
+    assert_eq!(queued_ids(&b, "blitz").await, ["c"]);
+    assert_eq!(b.queue_size("blitz").await.unwrap(), 1);
+}
