@@ -13,6 +13,8 @@
 //! amount, never past its cap ([`LagQuota`]). Under `clock` the credit goes
 //! back to the mover's bank; under `per_turn` it lengthens the mover's next
 //! turn (its "bank" there is that turn's allowance).
+//!
+//! Over 400 lines: half of the file is its unit and property tests.
 
 use crate::time::Millis;
 

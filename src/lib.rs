@@ -1,8 +1,9 @@
 //! `uttt`: a ranked Ultimate Tic-Tac-Toe server.
 //!
-//! Layers, top to bottom (see ARCHITECTURE.md): `http` → `service` → `store`,
-//! `broker` and the pure game core (`rules`, `cpu`, `rating`, `clock`,
-//! `tournament`).
+//! Layers, top to bottom (see `docs/ARCHITECTURE.md`): `http` → `service` →
+//! `store`, `broker` and the pure game core (`rules`, `cpu`, `rating`,
+//! `clock`, `tournament`). `tests/structure.rs` keeps the service layer free
+//! of import cycles and the core free of the layers above it.
 
 pub mod alloc;
 pub mod broker;

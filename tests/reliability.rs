@@ -758,7 +758,7 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
                 .iter()
                 .filter(|m| {
                     m.rated
-                        && m.status == "finished"
+                        && m.status.as_str() == "finished"
                         && (m.x_player_id.as_deref() == Some(&p.id)
                             || m.o_player_id.as_deref() == Some(&p.id))
                 })

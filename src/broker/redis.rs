@@ -5,6 +5,9 @@
 //! and are fanned out locally by the hub; after the subscription connection
 //! is lost and re-made, every local subscriber is told to resynchronise,
 //! because messages published in the gap are gone.
+//!
+//! Over 400 lines: one trait implementation per broker concern on one
+//! connection, and its Lua scripts (the queue's are in `redis_queue.rs`).
 
 use std::sync::Arc;
 use std::time::Duration;

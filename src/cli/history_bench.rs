@@ -8,6 +8,7 @@ use std::time::Instant;
 use diesel::prelude::*;
 
 use crate::store::history::{self, MatchFilter};
+use crate::store::kinds::{EndReason, MatchStatus, Mode};
 use crate::store::schema::players;
 use crate::store::{Db, DbConnection};
 
@@ -68,14 +69,14 @@ pub fn run(db: &Db, args: &BenchHistoryArgs, out: &mut impl Write) -> anyhow::Re
         (
             "mode=practice",
             Box::new(|_| MatchFilter {
-                mode: Some("practice".into()),
+                mode: Some(Mode::Practice),
                 ..Default::default()
             }),
         ),
         (
             "status=finished",
             Box::new(|_| MatchFilter {
-                status: Some("finished".into()),
+                status: Some(MatchStatus::Finished),
                 ..Default::default()
             }),
         ),
@@ -96,7 +97,7 @@ pub fn run(db: &Db, args: &BenchHistoryArgs, out: &mut impl Write) -> anyhow::Re
         (
             "reason=timeout",
             Box::new(|_| MatchFilter {
-                reason: Some("timeout".into()),
+                reason: Some(EndReason::Timeout),
                 ..Default::default()
             }),
         ),
@@ -112,7 +113,7 @@ pub fn run(db: &Db, args: &BenchHistoryArgs, out: &mut impl Write) -> anyhow::Re
             "ladder+reason+result",
             Box::new(|_| MatchFilter {
                 ladder: Some("advanced-10m".into()),
-                reason: Some("resignation".into()),
+                reason: Some(EndReason::Resignation),
                 result: Some("x".into()),
                 ..Default::default()
             }),
@@ -121,7 +122,7 @@ pub fn run(db: &Db, args: &BenchHistoryArgs, out: &mut impl Write) -> anyhow::Re
             "player+mode+range",
             Box::new(move |i| MatchFilter {
                 player_id: Some(pick2(i)),
-                mode: Some("ranked".into()),
+                mode: Some(Mode::Ranked),
                 from: Some(now - 200 * day),
                 to: Some(now - 20 * day),
                 ..Default::default()
@@ -145,7 +146,7 @@ pub fn run(db: &Db, args: &BenchHistoryArgs, out: &mut impl Write) -> anyhow::Re
                 let next = history::search(
                     &mut conn,
                     &f,
-                    Some((last.created_at, last.id.clone())),
+                    Some((last.created_at, last.id.to_string())),
                     args.limit,
                 )?;
                 rows = page.len() + next.len();

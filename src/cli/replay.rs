@@ -12,6 +12,7 @@ use crate::rating::{self, Rating, Score};
 use crate::rules::Seat;
 use crate::service::admin::{AdminRatingChange, ExportRecord};
 use crate::service::audit::{StoredMatch, audit};
+use crate::service::matches::record::{MatchStatus, StoredSeat};
 
 /// Arguments of `uttt replay`.
 #[derive(Debug, clap::Args)]
@@ -65,7 +66,7 @@ fn same(a: Rating, b: Rating) -> bool {
 /// What is inconsistent.
 pub fn check_ratings(record: &ExportRecord, winner: Option<Seat>) -> Result<(), String> {
     let changes = &record.rating_changes;
-    if !(record.rated && record.status == "finished") {
+    if !(record.rated && MatchStatus::parse(&record.status) == Some(MatchStatus::Finished)) {
         if changes.is_empty() {
             return Ok(());
         }
@@ -123,11 +124,11 @@ pub fn check(record: &ExportRecord) -> Result<(), String> {
         .iter()
         .map(ToString::to_string)
         .collect();
-    let winner = match record.winner.as_deref() {
-        Some("x") => Some(Seat::X),
-        Some("o") => Some(Seat::O),
-        _ => None,
-    };
+    let winner = record
+        .winner
+        .as_deref()
+        .and_then(StoredSeat::parse)
+        .map(|s| s.0);
     if let Err(why) = check_ratings(record, winner) {
         found.push(why);
     }

@@ -16,7 +16,7 @@ use crate::rating::Score;
 use crate::rating::ledger::Ledger;
 use crate::rules::{Depth, MoveList, Position, Seat, Status};
 use crate::service::matches::create::{self, NewMatch, SeatSpec};
-use crate::service::matches::record::{Mode, seat_str};
+use crate::service::matches::record::{EndReason, MatchStatus, Mode, StoredSeat, seat_str};
 use crate::store::matches::{MatchRow, MoveRow};
 use crate::store::players::PlayerRow;
 use crate::store::ratings::{RatingChangeRow, RatingRow};
@@ -285,21 +285,21 @@ pub fn run(
                 played.truncate(cut);
                 let mover = Seat::to_move_at(u32::try_from(cut).unwrap_or(0));
                 if early < 15 {
-                    (Some(mover.other()), "timeout")
+                    (Some(mover.other()), EndReason::Timeout)
                 } else {
                     let quitter = if rng.below(2) == 0 { Seat::X } else { Seat::O };
-                    (Some(quitter.other()), "resignation")
+                    (Some(quitter.other()), EndReason::Resignation)
                 }
             } else {
                 match status {
-                    Status::Won(w) => (Some(w), "three_in_a_row"),
-                    _ => (None, "draw"),
+                    Status::Won(w) => (Some(w), EndReason::ThreeInARow),
+                    _ => (None, EndReason::Draw),
                 }
             };
             for (ply, square) in played.iter().enumerate() {
                 let seat = Seat::to_move_at(u32::try_from(ply).unwrap_or(0));
                 batch.moves.push(MoveRow {
-                    match_id: row.id.clone(),
+                    match_id: row.id.to_string(),
                     ply: i32::try_from(ply).unwrap_or(0),
                     seat: seat_str(seat).to_owned(),
                     square: i32::try_from(square.index()).unwrap_or(0),
@@ -310,12 +310,12 @@ pub fn run(
             }
             row.position = crate::rules::encode(depth, &played);
             row.ply = i32::try_from(played.len()).unwrap_or(0);
-            row.status = "finished".into();
+            row.status = MatchStatus::Finished;
             row.to_move = None;
             row.deadline_at = None;
             row.awaiting_cpu = false;
-            row.winner = winner.map(|w| seat_str(w).to_owned());
-            row.reason = Some(reason.to_owned());
+            row.winner = winner.map(StoredSeat);
+            row.reason = Some(reason);
             row.finished_at = Some(created_at + 5_000 * (played.len() as i64 + 1));
             row.version = row.ply + 2;
             if row.rated {
@@ -325,7 +325,7 @@ pub fn run(
                     None => Score::Draw,
                 };
                 rated.push((
-                    row.id.clone(),
+                    row.id.to_string(),
                     row.ladder.clone().unwrap_or_default(),
                     x.clone(),
                     o.clone(),
@@ -336,11 +336,11 @@ pub fn run(
             for (seat, player) in [("x", &row.x_player_id), ("o", &row.o_player_id)] {
                 if let Some(player) = player {
                     batch.seats.push((
-                        row.id.clone(),
+                        row.id.to_string(),
                         seat,
-                        player.clone(),
+                        player.to_string(),
                         row.created_at,
-                        row.mode.clone(),
+                        row.mode.as_str().to_owned(),
                     ));
                 }
             }

@@ -9,6 +9,8 @@ impl Level {
     pub const MIN: Level = Level(1);
     /// The strongest level.
     pub const MAX: Level = Level(5);
+    /// The level of the CPU that plays for a dropped player.
+    pub const SUBSTITUTE: Level = Level(3);
 
     /// A level in 1..=5.
     pub fn new(level: u8) -> Option<Level> {

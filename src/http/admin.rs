@@ -11,11 +11,13 @@ use utoipa::IntoParams;
 use super::auth::{Admin, Authenticated};
 use super::problem::{Problem, ProblemBody};
 use super::query::{Pagination, QueryParams};
-use crate::service::admin::{self, AdminMatch, AdminMatchDetail, AdminPlayer, ExportRecord};
+use crate::service::admin::{
+    self, AdminMatch, AdminMatchDetail, AdminPlayer, ExportRecord, HistoryQuery,
+};
 use crate::service::matches::{self, MatchSummary, Page};
-use crate::service::{Context, Error, FieldError};
+use crate::service::{Context, Error, FieldError, cursor};
 use crate::store::history::MatchFilter;
-use crate::store::players;
+use crate::store::kinds::{EndReason, MatchStatus, Mode};
 use crate::time::parse_rfc3339;
 
 /// The filters of the match history (all optional, combined with AND).
@@ -60,6 +62,19 @@ fn one_of(
     }
 }
 
+/// A filter naming one variant of a stored kind, by its text.
+fn kind<T: Copy>(
+    query: &QueryParams,
+    name: &str,
+    all: &[T],
+    text: fn(T) -> &'static str,
+    errors: &mut Vec<FieldError>,
+) -> Option<T> {
+    let texts: Vec<&str> = all.iter().map(|&k| text(k)).collect();
+    let value = one_of(query, name, &texts, errors)?;
+    all.iter().copied().find(|&k| text(k) == value)
+}
+
 fn time(query: &QueryParams, name: &str, errors: &mut Vec<FieldError>) -> Option<i64> {
     let value = query.get(name)?;
     let parsed = parse_rfc3339(value);
@@ -72,24 +87,21 @@ fn time(query: &QueryParams, name: &str, errors: &mut Vec<FieldError>) -> Option
     parsed
 }
 
-/// Parses the history filters, resolving the username of `player` to an id.
-async fn filters(
-    ctx: &Context,
-    query: &QueryParams,
-    errors: &mut Vec<FieldError>,
-) -> Result<MatchFilter, Problem> {
+/// Parses the history filters (the service resolves the username of `player`).
+fn filters(query: &QueryParams, errors: &mut Vec<FieldError>) -> HistoryQuery {
     let mut filter = MatchFilter {
         player_id: None,
         ladder: None,
-        mode: one_of(query, "mode", &["ranked", "casual", "practice"], errors),
-        status: one_of(query, "status", &["active", "finished"], errors),
-        result: one_of(query, "result", &["x", "o", "draw"], errors),
-        reason: one_of(
+        mode: kind(query, "mode", Mode::ALL, Mode::as_str, errors),
+        status: kind(
             query,
-            "reason",
-            &["three_in_a_row", "draw", "timeout", "resignation"],
+            "status",
+            MatchStatus::ALL,
+            MatchStatus::as_str,
             errors,
         ),
+        result: one_of(query, "result", &["x", "o", "draw"], errors),
+        reason: kind(query, "reason", EndReason::ALL, EndReason::as_str, errors),
         from: time(query, "from", errors),
         to: time(query, "to", errors),
     };
@@ -120,26 +132,19 @@ async fn filters(
     {
         errors.push(FieldError::new("player_id", "must be a player id"));
     }
-    let by_name = match query.get("player") {
-        Some(name) if (1..=64).contains(&name.len()) => {
-            // An unknown name matches nobody (no player has an empty id).
-            Some(
-                admin::resolve_username(ctx, name.to_owned())
-                    .await?
-                    .unwrap_or_default(),
-            )
-        }
+    let player_name = match query.get("player") {
+        Some(name) if (1..=64).contains(&name.len()) => Some(name.to_owned()),
         Some(_) => {
             errors.push(FieldError::new("player", "must be a username"));
             None
         }
         None => None,
     };
-    filter.player_id = match (by_name, by_id) {
-        (Some(a), Some(b)) if a != b => Some(String::new()),
-        (a, b) => a.or(b),
-    };
-    Ok(filter)
+    filter.player_id = by_id;
+    HistoryQuery {
+        filter,
+        player_name,
+    }
 }
 
 /// The match history, newest first, with every filter of the API. Cursors
@@ -163,12 +168,12 @@ pub async fn list_matches(
 ) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let page = query.pagination(&mut errors);
-    let after = page.cursor(matches::decode_cursor, &mut errors);
-    let filter = filters(&ctx, &query, &mut errors).await?;
+    let after = page.cursor(cursor::decode_keyset, &mut errors);
+    let history = filters(&query, &mut errors);
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());
     }
-    Ok(HttpResponse::Ok().json(admin::list(&ctx, filter, after, page.limit).await?))
+    Ok(HttpResponse::Ok().json(admin::list(&ctx, history, after, page.limit).await?))
 }
 
 /// The history as newline-delimited JSON, one match per line with its moves
@@ -192,10 +197,11 @@ pub async fn export(
     query: QueryParams,
 ) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
-    let filter = filters(&ctx, &query, &mut errors).await?;
+    let history = filters(&query, &mut errors);
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());
     }
+    let filter = admin::resolve(&ctx, history).await?;
     // Fetch the first batch before answering, so a database failure is a 503, not a cut stream.
     let first = admin::export_batch(&ctx, filter.clone(), None).await?;
     let body = stream::unfold(Some((ctx, filter, Some(first))), |state| async move {
@@ -310,18 +316,10 @@ pub async fn player_matches(
 ) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let page = query.pagination(&mut errors);
-    let after = page.cursor(matches::decode_cursor, &mut errors);
+    let after = page.cursor(cursor::decode_keyset, &mut errors);
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());
     }
-    let name = username.into_inner();
-    let player = ctx
-        .db
-        .run(move |conn| players::by_username(conn, &name))
-        .await
-        .map_err(Error::from)?
-        .ok_or(Error::NotFound("player"))?;
-    let list =
-        matches::list_for_player(&ctx, player.id, Some("finished"), after, page.limit).await?;
+    let list = matches::finished_of(&ctx, username.into_inner(), after, page.limit).await?;
     Ok(HttpResponse::Ok().json(list))
 }

@@ -14,6 +14,8 @@
 //! Bodies are skipped by `Content-Length`; after a chunked body the
 //! connection is no longer watched (the API takes no chunked bodies, and
 //! actix's own limits still apply there).
+//!
+//! Just over 400 lines, a quarter of them its unit tests.
 
 use std::io;
 use std::pin::Pin;

@@ -1,19 +1,17 @@
 //! `/api/v1/ladders/*`, `/api/v1/matchmaking/tickets/*` and `/api/v1/players/*`.
 
 use actix_web::{HttpResponse, delete, get, post, web};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::auth::Authenticated;
 use super::json::JsonBody;
 use super::problem::{Problem, ProblemBody};
 use super::query::{Pagination, QueryParams};
-use crate::service::ladders::{self, LadderInfo, LadderRating, Leaderboard, RatingHistory};
+use crate::service::ladders::{self, LadderInfo, Leaderboard, Profile, RatingHistory};
 use crate::service::matchmaking::{self, TicketView};
 use crate::service::versus::{self, Versus};
-use crate::service::{Context, Error, FieldError};
-use crate::store::players;
-use crate::time::rfc3339;
+use crate::service::{Context, Error, FieldError, cursor};
 
 /// The configured ladders.
 #[utoipa::path(
@@ -134,19 +132,6 @@ pub async fn cancel_ticket(
     Ok(HttpResponse::NoContent().finish())
 }
 
-/// A player's public profile.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Profile {
-    /// Id.
-    pub id: String,
-    /// Name.
-    pub username: String,
-    /// When they registered.
-    pub created_at: String,
-    /// Standing on every ladder (the initial rating where they have not played).
-    pub ratings: Vec<LadderRating>,
-}
-
 /// A player's public profile and ratings.
 #[utoipa::path(
     tag = "ladders",
@@ -161,20 +146,8 @@ pub async fn profile(
     ctx: web::Data<Context>,
     username: web::Path<String>,
 ) -> Result<HttpResponse, Problem> {
-    let name = username.into_inner();
-    let player = ctx
-        .db
-        .run(move |conn| players::by_username(conn, &name))
-        .await
-        .map_err(Error::from)?
-        .ok_or(Error::NotFound("player"))?;
-    let ratings = ladders::ratings_of(&ctx, player.id.clone()).await?;
-    Ok(HttpResponse::Ok().json(Profile {
-        id: player.id,
-        username: player.username,
-        created_at: rfc3339(player.created_at),
-        ratings,
-    }))
+    let profile = ladders::profile(&ctx, username.into_inner()).await?;
+    Ok(HttpResponse::Ok().json(profile))
 }
 
 /// A player's rating on one ladder as of now (deviation grown since their
@@ -226,7 +199,7 @@ pub async fn head_to_head(
 ) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let page = query.pagination(&mut errors);
-    let after = page.cursor(versus::decode_versus_cursor, &mut errors);
+    let after = page.cursor(cursor::decode_keyset, &mut errors);
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());
     }

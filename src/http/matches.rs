@@ -11,10 +11,11 @@ use super::problem::{Problem, ProblemBody};
 use super::query::{Pagination, QueryParams};
 use crate::clock::TimeControl;
 use crate::cpu::Level;
-use crate::rules::{Depth, Seat};
+use crate::rules::{Address, Depth, Seat};
 use crate::service::matches::state::{MatchState, MoveState, TimeControlBody};
 use crate::service::matches::{self, MatchSummary, Page, PracticeRequest};
-use crate::service::{Context, Error, FieldError};
+use crate::service::{Context, Error, FieldError, cursor};
+use crate::store::kinds::MatchStatus;
 
 /// A practice match against the CPU.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -134,7 +135,13 @@ pub async fn create(
     Authenticated(player): Authenticated,
     body: JsonBody<CreateMatchBody>,
 ) -> Result<HttpResponse, Problem> {
-    let body = body.0;
+    let request = parse_practice(body.0).map_err(Error::Validation)?;
+    let state = matches::create_practice(&ctx, &player, request).await?;
+    Ok(HttpResponse::Created().json(state))
+}
+
+/// Parses a practice match's body; every field error at once.
+fn parse_practice(body: CreateMatchBody) -> Result<PracticeRequest, Vec<FieldError>> {
     let mut errors = Vec::new();
     if body.opponent != "cpu" {
         errors.push(FieldError::new(
@@ -165,20 +172,14 @@ pub async fn create(
     let (Some(depth), Some(time_control), Some(level), Some(seat), true) =
         (depth, tc, level, seat, errors.is_empty())
     else {
-        return Err(Error::Validation(errors).into());
+        return Err(errors);
     };
-    let state = matches::create_practice(
-        &ctx,
-        &player,
-        PracticeRequest {
-            depth,
-            time_control,
-            level,
-            seat,
-        },
-    )
-    .await?;
-    Ok(HttpResponse::Created().json(state))
+    Ok(PracticeRequest {
+        depth,
+        time_control,
+        level,
+        seat,
+    })
 }
 
 fn etag(state: &MatchState) -> String {
@@ -259,8 +260,20 @@ pub async fn play(
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());
     }
+    let address = parse_address(&address);
     let state = matches::play_move(&ctx, &player, id.into_inner(), ply, address, lag_ms).await?;
     Ok(HttpResponse::Ok().json(state))
+}
+
+/// The address of a move body: coordinates 0..=8, root first. `None` when it
+/// names no square of any board; the move is then refused as `bad_address`,
+/// after the checks that come before legality (seat, ply, turn).
+fn parse_address(coords: &[i64]) -> Option<Address> {
+    let coords: Option<Vec<u8>> = coords
+        .iter()
+        .map(|&c| u8::try_from(c).ok().filter(|c| *c <= 8))
+        .collect();
+    Address::new(&coords?).ok()
 }
 
 /// Resign: allowed at any time, on either player's turn; resigning loses.
@@ -341,11 +354,11 @@ pub struct MyMatchesQuery {
 }
 
 /// Parses a match-list status filter.
-pub fn parse_status(value: Option<&str>, errors: &mut Vec<FieldError>) -> Option<&'static str> {
+pub fn parse_status(value: Option<&str>, errors: &mut Vec<FieldError>) -> Option<MatchStatus> {
     match value {
         None | Some("all") => None,
-        Some("active") => Some("active"),
-        Some("finished") => Some("finished"),
+        Some("active") => Some(MatchStatus::Active),
+        Some("finished") => Some(MatchStatus::Finished),
         Some(_) => {
             errors.push(FieldError::new(
                 "status",
@@ -375,7 +388,7 @@ pub async fn my_matches(
 ) -> Result<HttpResponse, Problem> {
     let mut errors = Vec::new();
     let page = query.pagination(&mut errors);
-    let after = page.cursor(matches::decode_cursor, &mut errors);
+    let after = page.cursor(cursor::decode_keyset, &mut errors);
     let status = parse_status(query.get("status"), &mut errors);
     if !errors.is_empty() {
         return Err(Error::Validation(errors).into());

@@ -1,5 +1,9 @@
 //! Accounts: register, log in, rotate refresh tokens, log out, and resolve an
 //! access token to the player behind it.
+//!
+//! Over 400 lines: registration, login, refresh and logout share the token and
+//! rate-limit handling; the rest is in `sessions.rs`, `tokens.rs` and
+//! `passwords.rs`.
 
 use serde::Serialize;
 

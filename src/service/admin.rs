@@ -1,5 +1,8 @@
 //! Administration: match history with filters at scale, one match in full,
 //! player lookup by name prefix, and the NDJSON export that `uttt replay` checks.
+//!
+//! Over 400 lines: the history, the detail view and the export share the row
+//! rendering (`admin_match`); the queries are in `store/history.rs`.
 
 use std::collections::HashMap;
 
@@ -13,9 +16,10 @@ use crate::store::ratings::RatingChangeRow;
 use crate::store::{DbConnection, players, ratings};
 use crate::time::rfc3339;
 
-use super::matches::record::MatchRecord;
+use super::cursor::encode_keyset;
+use super::matches::record::{MatchRecord, PlayerId};
 use super::matches::state::{MatchState, TimeControlBody};
-use super::matches::{self, Page, decode_cursor, encode_cursor, play};
+use super::matches::{self, Page, play};
 use super::{Context, Error, Result};
 
 /// A seated player in admin views.
@@ -69,27 +73,30 @@ fn names_of(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<HashMap<String
     Ok(store::usernames(conn, &ids)?.into_iter().collect())
 }
 
-fn seated(id: Option<&String>, names: &HashMap<String, String>) -> Option<SeatedPlayer> {
+fn seated(id: Option<&PlayerId>, names: &HashMap<String, String>) -> Option<SeatedPlayer> {
     id.map(|id| SeatedPlayer {
-        id: id.clone(),
-        username: names.get(id).cloned().unwrap_or_else(|| "(deleted)".into()),
+        id: id.to_string(),
+        username: names
+            .get(id.as_str())
+            .cloned()
+            .unwrap_or_else(|| "(deleted)".into()),
     })
 }
 
 fn admin_match(row: &MatchRow, names: &HashMap<String, String>) -> Result<AdminMatch> {
     Ok(AdminMatch {
-        id: row.id.clone(),
-        mode: row.mode.clone(),
+        id: row.id.to_string(),
+        mode: row.mode.as_str().to_owned(),
         ladder: row.ladder.clone(),
         rated: row.rated,
         depth: row.depth()?.get(),
         time_control: row.time_control()?.into(),
-        status: row.status.clone(),
+        status: row.status.as_str().to_owned(),
         ply: u32::try_from(row.ply).unwrap_or(0),
         x: seated(row.x_player_id.as_ref(), names),
         o: seated(row.o_player_id.as_ref(), names),
-        winner: row.winner.clone(),
-        reason: row.reason.clone(),
+        winner: row.winner.map(|w| w.as_str().to_owned()),
+        reason: row.reason.map(|r| r.as_str().to_owned()),
         created_at: rfc3339(row.created_at),
         finished_at: row.finished_at.map(rfc3339),
     })
@@ -110,16 +117,48 @@ pub async fn resolve_username(ctx: &Context, username: String) -> Result<Option<
         .map(|p| p.id))
 }
 
+/// The history filters as asked: `player` is a username, resolved by [`resolve`].
+#[derive(Debug, Clone, Default)]
+pub struct HistoryQuery {
+    /// Every filter but the player's name (`player_id` filters by id).
+    pub filter: MatchFilter,
+    /// The `player` filter: a username, any case.
+    pub player_name: Option<String>,
+}
+
+/// The filter with the username of `player` resolved to an id: an unknown
+/// name matches nobody (no player has an empty id), and so do a name and an
+/// id of two different players.
+///
+/// # Errors
+/// Store failures.
+pub async fn resolve(ctx: &Context, query: HistoryQuery) -> Result<MatchFilter> {
+    let HistoryQuery {
+        mut filter,
+        player_name,
+    } = query;
+    let by_name = match player_name {
+        Some(name) => Some(resolve_username(ctx, name).await?.unwrap_or_default()),
+        None => None,
+    };
+    filter.player_id = match (by_name, filter.player_id.take()) {
+        (Some(a), Some(b)) if a != b => Some(String::new()),
+        (a, b) => a.or(b),
+    };
+    Ok(filter)
+}
+
 /// A page of the match history.
 ///
 /// # Errors
 /// Store failures.
 pub async fn list(
     ctx: &Context,
-    filter: MatchFilter,
+    query: HistoryQuery,
     after: Option<(i64, String)>,
     limit: u32,
 ) -> Result<Page<AdminMatch>> {
+    let filter = resolve(ctx, query).await?;
     let fetch = i64::from(limit) + 1;
     let (mut rows, names) = ctx
         .db
@@ -132,7 +171,7 @@ pub async fn list(
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let next_cursor = more
-        .then(|| rows.last().map(|r| encode_cursor(r.created_at, &r.id)))
+        .then(|| rows.last().map(|r| encode_keyset(r.created_at, &r.id)))
         .flatten();
     let items = rows
         .iter()
@@ -377,7 +416,7 @@ pub async fn export_batch(
         .run(move |conn| -> Result<_> {
             let rows = history::search(conn, &filter, after, EXPORT_BATCH)?;
             let names = names_of(conn, &rows)?;
-            let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+            let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
             let mut moves: HashMap<String, Vec<i32>> = HashMap::new();
             for m in history::moves_of(conn, &ids)? {
                 moves.entry(m.match_id).or_default().push(m.square);
@@ -393,11 +432,17 @@ pub async fn export_batch(
             for row in &rows {
                 let m = admin_match(row, &names)?;
                 let depth = row.depth()?;
-                let mut rating_changes = changes.remove(&row.id).unwrap_or_default();
+                let mut rating_changes = changes.remove(row.id.as_str()).unwrap_or_default();
                 rating_changes.sort_by(|a, b| b.seat.cmp(&a.seat));
                 let record = ExportRecord {
                     rating_changes,
-                    moves: moves_text(depth, moves.remove(&row.id).unwrap_or_default().into_iter()),
+                    moves: moves_text(
+                        depth,
+                        moves
+                            .remove(row.id.as_str())
+                            .unwrap_or_default()
+                            .into_iter(),
+                    ),
                     id: m.id,
                     mode: m.mode,
                     ladder: m.ladder,
@@ -418,14 +463,9 @@ pub async fn export_batch(
                 lines.push(line);
             }
             let next = (rows.len() as i64 == EXPORT_BATCH)
-                .then(|| rows.last().map(|r| (r.created_at, r.id.clone())))
+                .then(|| rows.last().map(|r| (r.created_at, r.id.to_string())))
                 .flatten();
             Ok((lines, next))
         })
         .await
-}
-
-/// Re-exported for the HTTP layer's cursor parsing.
-pub fn decode_match_cursor(text: &str) -> Option<(i64, String)> {
-    decode_cursor(text)
 }

@@ -64,9 +64,9 @@ impl<'a> StoredMatch<'a> {
                 .collect(),
             position: Some(&row.position),
             ply: Some(i64::from(row.ply)),
-            status: &row.status,
-            reason: row.reason.as_deref(),
-            winner: row.winner.as_deref(),
+            status: row.status.as_str(),
+            reason: row.reason.map(|r| r.as_str()),
+            winner: row.winner.map(|w| w.as_str()),
         }
     }
 

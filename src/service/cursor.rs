@@ -17,6 +17,29 @@ pub fn decode(cursor: &str, n: usize) -> Option<Vec<String>> {
     (parts.len() == n).then_some(parts)
 }
 
+/// The cursor of a keyset `(created_at, id)`: match lists walk newest first by it.
+pub fn encode_keyset(created_at: i64, id: &str) -> String {
+    encode(&[&created_at.to_string(), id])
+}
+
+/// Decodes a cursor made by [`encode_keyset`]. Cursors handed out before
+/// there was one codec (`created_at:id`) still decode, so a client holding
+/// one mid-list loses nothing.
+pub fn decode_keyset(cursor: &str) -> Option<(i64, String)> {
+    let (at, id) = match decode(cursor, 2) {
+        Some(mut parts) => {
+            let id = parts.pop()?;
+            (parts.pop()?, id)
+        }
+        None => {
+            let text = String::from_utf8(URL_SAFE_NO_PAD.decode(cursor).ok()?).ok()?;
+            let (at, id) = text.split_once(':')?;
+            (at.to_owned(), id.to_owned())
+        }
+    };
+    Some((at.parse().ok()?, id))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -31,5 +54,21 @@ mod tests {
         assert_eq!(decode(&c, 3), None);
         assert_eq!(decode("%%%", 2), None);
         assert_eq!(decode("", 2), None);
+    }
+
+    #[test]
+    fn keysets_round_trip_and_the_colon_form_handed_out_before_still_decodes() {
+        let c = encode_keyset(1_796_000_000_000, "abcDEF1234");
+        assert_eq!(
+            decode_keyset(&c),
+            Some((1_796_000_000_000, "abcDEF1234".to_owned()))
+        );
+        let legacy = URL_SAFE_NO_PAD.encode("1796000000000:abcDEF1234");
+        assert_eq!(
+            decode_keyset(&legacy),
+            Some((1_796_000_000_000, "abcDEF1234".to_owned()))
+        );
+        assert_eq!(decode_keyset(&encode(&["soon", "abc"])), None);
+        assert_eq!(decode_keyset("%%%"), None);
     }
 }

@@ -1,5 +1,8 @@
 //! Ladders and ratings: the configured ladders, Glicko-2 results applied in
 //! the transaction of a rated match's final move, profiles and leaderboards.
+//!
+//! Over 400 lines: ratings, profiles and leaderboards read the same rating
+//! rows; the rating arithmetic itself is the pure `rating` module.
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -7,13 +10,12 @@ use utoipa::ToSchema;
 use crate::config::LadderConfig;
 use crate::rating::{self, Growth, Rating, Score, Standing};
 use crate::rules::Seat;
-use crate::store::matches::MatchRow;
 use crate::store::ratings::{self, RatingChangeRow, RatingRow};
 use crate::store::{DbConnection, players};
 use crate::time::{Millis, rfc3339};
 
 use super::cursor;
-use super::matches::record::{MatchRecord, parse_seat, seat_str};
+use super::matches::record::seat_str;
 use super::matches::state::{RatingChange, RatingChanges, TimeControlBody};
 use super::{Context, Error, Result};
 
@@ -208,23 +210,20 @@ fn apply(row: &mut RatingRow, after: Rating, score: Score, now: Millis, growth: 
 /// application).
 ///
 /// # Errors
-/// Store failures; `Internal` for a rated match without two seated players.
+/// Store failures.
 pub fn apply_result(
     conn: &mut DbConnection,
-    row: &MatchRow,
+    game: &FinishedMatch<'_>,
     now: Millis,
     growth: Growth,
 ) -> Result<()> {
-    let (Some(ladder), Some(x), Some(o)) = (
-        row.ladder.as_deref(),
-        row.player(Seat::X),
-        row.player(Seat::O),
-    ) else {
-        return Err(Error::Internal(format!(
-            "rated match {} lacks a ladder or a player",
-            row.id
-        )));
-    };
+    let FinishedMatch {
+        id,
+        ladder,
+        x,
+        o,
+        winner,
+    } = *game;
     let (first, second) = if x <= o { (x, o) } else { (o, x) };
     for id in [first, second] {
         ratings::insert_if_missing(conn, &initial_row(id, ladder, now))?;
@@ -242,7 +241,7 @@ pub fn apply_result(
         let o_row = locked.remove(0);
         (locked.remove(0), o_row)
     };
-    let x_score = match row.winner.as_deref().and_then(parse_seat) {
+    let x_score = match winner {
         Some(Seat::X) => Score::Win,
         Some(Seat::O) => Score::Loss,
         None => Score::Draw,
@@ -257,7 +256,7 @@ pub fn apply_result(
         ratings::insert_change(
             conn,
             &RatingChangeRow {
-                match_id: row.id.clone(),
+                match_id: id.to_owned(),
                 seat: seat_str(seat).to_owned(),
                 player_id: rating_row.player_id.clone(),
                 ladder: ladder.to_owned(),
@@ -276,8 +275,55 @@ pub fn apply_result(
     apply(&mut o_row, o_after, x_score.opposite(), now, growth);
     ratings::save(conn, &x_row)?;
     ratings::save(conn, &o_row)?;
-    tracing::info!(match.id = %row.id, ladder, x.after = x_after.rating, o.after = o_after.rating, "ratings updated");
+    tracing::info!(match.id = %id, ladder, x.after = x_after.rating, o.after = o_after.rating, "ratings updated");
     Ok(())
+}
+
+/// A player's public profile.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Profile {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub username: String,
+    /// When they registered.
+    pub created_at: String,
+    /// Standing on every ladder (the initial rating where they have not played).
+    pub ratings: Vec<LadderRating>,
+}
+
+/// The public profile of the player named `username` (any case).
+///
+/// # Errors
+/// `NotFound`, store failures.
+pub async fn profile(ctx: &Context, username: String) -> Result<Profile> {
+    let player = ctx
+        .db
+        .run(move |conn| players::by_username(conn, &username))
+        .await?
+        .ok_or(Error::NotFound("player"))?;
+    let ratings = ratings_of(ctx, player.id.clone()).await?;
+    Ok(Profile {
+        id: player.id,
+        username: player.username,
+        created_at: rfc3339(player.created_at),
+        ratings,
+    })
+}
+
+/// What a rating update reads of a finished rated match.
+#[derive(Debug, Clone, Copy)]
+pub struct FinishedMatch<'a> {
+    /// The match.
+    pub id: &'a str,
+    /// Its ladder.
+    pub ladder: &'a str,
+    /// Seat X's player.
+    pub x: &'a str,
+    /// Seat O's player.
+    pub o: &'a str,
+    /// The winner; `None` for a draw.
+    pub winner: Option<Seat>,
 }
 
 /// The rating changes of a match, when it has them.

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 
 use crate::rating::ledger::Ledger;
 use crate::rating::{Growth, Rating, Score};
+use crate::rules::Seat;
 use crate::store::DbConnection;
+use crate::store::kinds::StoredSeat;
 use crate::store::ratings::{self, RatingChangeRow, RatingRow};
 
 use super::Result;
@@ -71,7 +73,7 @@ pub fn recompute(conn: &mut DbConnection, ladder: &str, growth: Growth) -> Resul
     let mut after = None;
     loop {
         let batch = ratings::rated_results(conn, ladder, after.clone(), BATCH)?;
-        let ids: Vec<String> = batch.iter().map(|r| r.0.clone()).collect();
+        let ids: Vec<String> = batch.iter().map(|r| r.0.to_string()).collect();
         let mut changes: HashMap<(String, String), RatingChangeRow> = HashMap::new();
         for c in ratings::changes_of_matches(conn, &ids)? {
             changes.insert((c.match_id.clone(), c.seat.clone()), c);
@@ -84,10 +86,10 @@ pub fn recompute(conn: &mut DbConnection, ladder: &str, growth: Growth) -> Resul
                 ));
                 continue;
             };
-            let x_score = match winner.as_deref() {
-                Some("x") => Score::Win,
-                Some("o") => Score::Loss,
-                _ => Score::Draw,
+            let x_score = match winner {
+                Some(StoredSeat(Seat::X)) => Score::Win,
+                Some(StoredSeat(Seat::O)) => Score::Loss,
+                None => Score::Draw,
             };
             let game = ledger.play(x, o, x_score, *at);
             found.matches += 1;
@@ -95,7 +97,7 @@ pub fn recompute(conn: &mut DbConnection, ladder: &str, growth: Growth) -> Resul
                 ("x", x, x_score, game.x_before, game.x_after),
                 ("o", o, x_score.opposite(), game.o_before, game.o_after),
             ] {
-                let Some(c) = changes.remove(&(id.clone(), seat.to_owned())) else {
+                let Some(c) = changes.remove(&(id.to_string(), seat.to_owned())) else {
                     out.push(format!("match {id} seat {seat}: no rating change recorded"));
                     continue;
                 };
@@ -118,7 +120,7 @@ pub fn recompute(conn: &mut DbConnection, ladder: &str, growth: Growth) -> Resul
                 compare_rating(out, &format!("{what} after"), stored_after, after);
             }
         }
-        after = batch.last().map(|r| (r.4.unwrap_or(0), r.0.clone()));
+        after = batch.last().map(|r| (r.4.unwrap_or(0), r.0.to_string()));
         if (batch.len() as i64) < BATCH {
             break;
         }

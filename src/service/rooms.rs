@@ -141,7 +141,7 @@ fn start_game(conn: &mut DbConnection, room: &mut RoomRow, now: i64) -> Result<S
     };
     let mut row = create::new_row(spec, now)?;
     create::insert_new(conn, &mut row)?;
-    room.match_id = Some(row.id.clone());
+    room.match_id = Some(row.id.to_string());
     room.games += 1;
     rooms::save(conn, room)?;
     play::snapshot(conn, row)
@@ -327,7 +327,7 @@ pub async fn rematch(
                 return Err(Error::conflict(
                     ConflictCode::MatchInProgress,
                     "the room's current game is still being played",
-                    Some(("match_id", row.id)),
+                    Some(("match_id", row.id.into_string())),
                 ));
             }
             let snap = start_game(conn, &mut room, now)?;

@@ -6,7 +6,8 @@ use utoipa::ToSchema;
 
 use crate::store::{players, versus};
 
-use super::matches::{MatchSummary, decode_cursor, encode_cursor, summary};
+use super::cursor::encode_keyset;
+use super::matches::{MatchSummary, summary};
 use super::{Context, Error, Result};
 
 /// The record of `a` against `b`, from a's side, with a page of their matches.
@@ -22,11 +23,6 @@ pub struct Versus {
     pub matches: Vec<MatchSummary>,
     /// Pass as `cursor` for the next page of `matches`; `null` on the last one.
     pub next_cursor: Option<String>,
-}
-
-/// Decodes a versus cursor (the same keyset as other match lists).
-pub fn decode_versus_cursor(text: &str) -> Option<(i64, String)> {
-    decode_cursor(text)
 }
 
 /// Wins, draws and losses of `a` against `b` (usernames, any case) and a
@@ -58,16 +54,16 @@ pub async fn versus(
         .await?;
     let (mut wins, mut draws, mut losses) = (0, 0, 0);
     for (seat, winner) in &results {
-        match winner.as_deref() {
+        match winner {
             None => draws += 1,
-            Some(w) if w == seat => wins += 1,
+            Some(w) if w.as_str() == seat => wins += 1,
             Some(_) => losses += 1,
         }
     }
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let next_cursor = more
-        .then(|| rows.last().map(|r| encode_cursor(r.created_at, &r.id)))
+        .then(|| rows.last().map(|r| encode_keyset(r.created_at, &r.id)))
         .flatten();
     Ok(Versus {
         wins,

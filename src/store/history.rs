@@ -2,6 +2,7 @@
 
 use diesel::prelude::*;
 
+use super::kinds::{EndReason, MatchStatus, Mode};
 use super::matches::{MatchRow, MoveRow};
 use super::schema::{match_players, matches, moves};
 use super::{DbConnection, StoreError};
@@ -13,14 +14,14 @@ pub struct MatchFilter {
     pub player_id: Option<String>,
     /// Ladder id.
     pub ladder: Option<String>,
-    /// `ranked`, `casual` or `practice`.
-    pub mode: Option<String>,
-    /// `active` or `finished`.
-    pub status: Option<String>,
+    /// How the match was made.
+    pub mode: Option<Mode>,
+    /// Being played or decided.
+    pub status: Option<MatchStatus>,
     /// `x`, `o` or `draw`.
     pub result: Option<String>,
-    /// `three_in_a_row`, `draw`, `timeout` or `resignation`.
-    pub reason: Option<String>,
+    /// Why it ended.
+    pub reason: Option<EndReason>,
     /// Made at or after (epoch ms).
     pub from: Option<i64>,
     /// Made before (epoch ms).
@@ -44,19 +45,19 @@ pub fn search(
             if let Some(ladder) = &filter.ladder {
                 $query = $query.filter(matches::ladder.eq(ladder.clone()));
             }
-            if let Some(mode) = &filter.mode {
-                $query = $query.filter(matches::mode.eq(mode.clone()));
+            if let Some(mode) = filter.mode {
+                $query = $query.filter(matches::mode.eq(mode));
             }
-            if let Some(status) = &filter.status {
-                $query = $query.filter(matches::status.eq(status.clone()));
+            if let Some(status) = filter.status {
+                $query = $query.filter(matches::status.eq(status));
             }
             match filter.result.as_deref() {
-                Some("draw") => $query = $query.filter(matches::reason.eq("draw")),
+                Some("draw") => $query = $query.filter(matches::reason.eq(EndReason::Draw)),
                 Some(seat) => $query = $query.filter(matches::winner.eq(seat.to_owned())),
                 None => {}
             }
-            if let Some(reason) = &filter.reason {
-                $query = $query.filter(matches::reason.eq(reason.clone()));
+            if let Some(reason) = filter.reason {
+                $query = $query.filter(matches::reason.eq(reason));
             }
         };
     }

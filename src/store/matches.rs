@@ -1,7 +1,11 @@
 //! Queries on `matches` and `moves`.
+//!
+//! Over 400 lines: every query on the match and move tables, each short, so a
+//! use case finds them in one place.
 
 use diesel::prelude::*;
 
+use super::kinds::{Controller, EndReason, MatchId, MatchStatus, Mode, PlayerId, StoredSeat};
 use super::schema::{match_players, matches, moves, players};
 use super::{DbConnection, StoreError};
 
@@ -11,9 +15,9 @@ use super::{DbConnection, StoreError};
 #[diesel(table_name = matches, treat_none_as_null = true)]
 pub struct MatchRow {
     /// Short URL-safe id.
-    pub id: String,
-    /// `ranked`, `casual` or `practice`.
-    pub mode: String,
+    pub id: MatchId,
+    /// How it was made.
+    pub mode: Mode,
     /// Ladder of a ranked match.
     pub ladder: Option<String>,
     /// Whether the result changes ratings.
@@ -29,21 +33,21 @@ pub struct MatchRow {
     /// Per turn: the limit.
     pub tc_turn_ms: Option<i64>,
     /// Player in seat X (`None`: the CPU of a practice match).
-    pub x_player_id: Option<String>,
+    pub x_player_id: Option<PlayerId>,
     /// Player in seat O.
-    pub o_player_id: Option<String>,
-    /// `human` or `cpu`.
-    pub x_controller: String,
-    /// `human` or `cpu`.
-    pub o_controller: String,
+    pub o_player_id: Option<PlayerId>,
+    /// Who plays seat X now.
+    pub x_controller: Controller,
+    /// Who plays seat O now.
+    pub o_controller: Controller,
     /// Level of the practice CPU.
     pub cpu_level: Option<i16>,
     /// The encoded move record.
     pub position: Vec<u8>,
     /// Moves played.
     pub ply: i32,
-    /// `x`/`o` while active.
-    pub to_move: Option<String>,
+    /// The side to move, while active.
+    pub to_move: Option<StoredSeat>,
     /// X's bank at the start of the current turn.
     pub x_bank_ms: Option<i64>,
     /// O's bank at the start of the current turn.
@@ -57,12 +61,12 @@ pub struct MatchRow {
     /// No CPU worker takes this turn until then: one is thinking on it, or
     /// (for a substitute) the turn is younger than the substitute's pace.
     pub cpu_claimed_until: Option<i64>,
-    /// `active` or `finished`.
-    pub status: String,
-    /// `x`/`o`; `None` for a draw or an unfinished match.
-    pub winner: Option<String>,
+    /// Being played or decided.
+    pub status: MatchStatus,
+    /// The winning seat; `None` for a draw or an unfinished match.
+    pub winner: Option<StoredSeat>,
     /// Why it ended.
-    pub reason: Option<String>,
+    pub reason: Option<EndReason>,
     /// The room it was played in.
     pub room_code: Option<String>,
     /// Bumped by every change; the event id.
@@ -124,7 +128,7 @@ pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError>
 
 impl MatchRow {
     fn is_active_status(&self) -> bool {
-        self.status == "active"
+        self.status == MatchStatus::Active
     }
 }
 
@@ -140,7 +144,7 @@ pub fn active_ranked(
 ) -> Result<Option<String>, StoreError> {
     Ok(match_players::table
         .filter(match_players::player_id.eq(player_id))
-        .filter(match_players::mode.eq("ranked"))
+        .filter(match_players::mode.eq(Mode::Ranked))
         // A bare boolean column (not `= $1`), so the planner matches the partial index.
         .filter(match_players::active)
         .select(match_players::match_id)
@@ -155,7 +159,7 @@ pub fn active_ranked(
 pub fn count_active(
     conn: &mut DbConnection,
     player_id: &str,
-    mode: &str,
+    mode: Mode,
 ) -> Result<i64, StoreError> {
     Ok(match_players::table
         .filter(match_players::player_id.eq(player_id))
@@ -228,7 +232,7 @@ pub fn save(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
 /// Database errors.
 pub fn claim_due(conn: &mut DbConnection, now: i64, limit: i64) -> Result<Vec<String>, StoreError> {
     let query = matches::table
-        .filter(matches::status.eq("active"))
+        .filter(matches::status.eq(MatchStatus::Active))
         .filter(matches::deadline_at.le(now))
         .order(matches::deadline_at.asc())
         .select(matches::id)
@@ -244,15 +248,15 @@ pub fn claim_due(conn: &mut DbConnection, now: i64, limit: i64) -> Result<Vec<St
 #[diesel(table_name = matches)]
 pub struct CpuTurn {
     /// The match.
-    pub id: String,
-    /// `ranked`, `casual` or `practice`.
-    pub mode: String,
+    pub id: MatchId,
+    /// How it was made.
+    pub mode: Mode,
     /// Seat X's player (`None`: the practice CPU).
-    pub x_player_id: Option<String>,
+    pub x_player_id: Option<PlayerId>,
     /// Seat O's player.
-    pub o_player_id: Option<String>,
+    pub o_player_id: Option<PlayerId>,
     /// The seat to move.
-    pub to_move: Option<String>,
+    pub to_move: Option<StoredSeat>,
     /// When the side to move loses on time.
     pub deadline_at: Option<i64>,
     /// When the turn began.
@@ -290,7 +294,7 @@ pub fn cpu_turns(
                 () => {
                     matches::table
                         .filter(matches::awaiting_cpu.eq(true))
-                        .filter(matches::status.eq("active"))
+                        .filter(matches::status.eq(MatchStatus::Active))
                         .filter(
                             matches::cpu_claimed_until
                                 .is_null()
@@ -309,15 +313,15 @@ pub fn cpu_turns(
         }};
     }
     Ok(match kind {
-        CpuTurnKind::Substitute => load!(matches::mode.ne("practice")),
+        CpuTurnKind::Substitute => load!(matches::mode.ne(Mode::Practice)),
         CpuTurnKind::ClockedPractice => load!(
             matches::mode
-                .eq("practice")
+                .eq(Mode::Practice)
                 .and(matches::deadline_at.is_not_null())
         ),
         CpuTurnKind::UntimedPractice => load!(
             matches::mode
-                .eq("practice")
+                .eq(Mode::Practice)
                 .and(matches::deadline_at.is_null())
         ),
     })
@@ -346,7 +350,7 @@ pub fn mark_cpu_claimed(
 /// Database errors.
 pub fn active(conn: &mut DbConnection, limit: i64) -> Result<Vec<MatchRow>, StoreError> {
     Ok(matches::table
-        .filter(matches::status.eq("active"))
+        .filter(matches::status.eq(MatchStatus::Active))
         .order(matches::turn_started_at.asc())
         .select(MatchRow::as_select())
         .limit(limit)
@@ -364,7 +368,7 @@ pub fn human_turns(
     limit: i64,
 ) -> Result<Vec<MatchRow>, StoreError> {
     Ok(matches::table
-        .filter(matches::status.eq("active"))
+        .filter(matches::status.eq(MatchStatus::Active))
         .filter(matches::turn_started_at.le(started_before))
         .filter(matches::awaiting_cpu.eq(false))
         .order(matches::turn_started_at.asc())
@@ -380,7 +384,7 @@ pub fn human_turns(
 pub fn for_player(
     conn: &mut DbConnection,
     player_id: &str,
-    status: Option<&str>,
+    status: Option<MatchStatus>,
     after: Option<(i64, String)>,
     limit: i64,
 ) -> Result<Vec<MatchRow>, StoreError> {
@@ -395,7 +399,7 @@ pub fn for_player(
         .limit(limit)
         .into_boxed();
     if let Some(status) = status {
-        query = query.filter(matches::status.eq(status.to_owned()));
+        query = query.filter(matches::status.eq(status));
     }
     if let Some((created_at, id)) = after {
         query = query.filter(

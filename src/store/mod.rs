@@ -4,6 +4,7 @@
 
 mod connection;
 pub mod history;
+pub mod kinds;
 pub mod matches;
 pub mod players;
 pub mod ratings;

@@ -2,6 +2,7 @@
 
 use diesel::prelude::*;
 
+use super::kinds::{MatchId, MatchStatus, StoredSeat};
 use super::schema::{matches, players, rating_changes, ratings};
 use super::{DbConnection, StoreError};
 
@@ -254,10 +255,10 @@ pub fn ladder_rows(conn: &mut DbConnection, ladder: &str) -> Result<Vec<RatingRo
 
 /// A finished rated match as a ratings replay needs it.
 pub type RatedResult = (
-    String,
+    MatchId,
     Option<String>,
     Option<String>,
-    Option<String>,
+    Option<StoredSeat>,
     Option<i64>,
 );
 
@@ -276,7 +277,7 @@ pub fn rated_results(
     let mut query = matches::table
         .filter(matches::ladder.eq(ladder.to_owned()))
         .filter(matches::rated.eq(true))
-        .filter(matches::status.eq("finished"))
+        .filter(matches::status.eq(MatchStatus::Finished))
         .order((matches::finished_at.asc(), matches::id.asc()))
         .select((
             matches::id,

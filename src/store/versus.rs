@@ -3,6 +3,7 @@
 
 use diesel::prelude::*;
 
+use super::kinds::{MatchStatus, StoredSeat};
 use super::matches::MatchRow;
 use super::schema::{match_players, matches};
 use super::{DbConnection, StoreError};
@@ -13,7 +14,7 @@ macro_rules! head_to_head {
         match_players::table
             .inner_join(matches::table)
             .filter(match_players::player_id.eq($a.to_owned()))
-            .filter(matches::status.eq("finished"))
+            .filter(matches::status.eq(MatchStatus::Finished))
             .filter(
                 matches::x_player_id
                     .eq($b.to_owned())
@@ -63,7 +64,7 @@ pub fn results(
     conn: &mut DbConnection,
     a: &str,
     b: &str,
-) -> Result<Vec<(String, Option<String>)>, StoreError> {
+) -> Result<Vec<(String, Option<StoredSeat>)>, StoreError> {
     Ok(head_to_head!(a, b)
         .select((match_players::seat, matches::winner))
         .load(conn)?)

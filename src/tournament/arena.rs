@@ -10,6 +10,10 @@
 //! - Pairing: [`pair_pool`] pairs the players waiting in the pool; build its
 //!   input with [`Arena::pool`].
 //! - Berserk: [`berserk_bank`].
+//!
+//! Over 400 lines: one concept (an arena's pool, pairing, scoring and berserk)
+//! whose parts share the pool's private state; split it when a second pairing
+//! rule arrives.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;

@@ -55,13 +55,13 @@ pub async fn tick(ctx: &Context) -> Result<usize> {
 
 fn level_of(row: &MatchRow, seat: Seat) -> Level {
     let practice = row.player(seat).is_none();
-    let level = if practice {
-        row.cpu_level
-            .and_then(|l| u8::try_from(l).ok())
-            .unwrap_or(1)
-    } else {
-        crate::service::matches::dropout::SUBSTITUTE_LEVEL
-    };
+    if !practice {
+        return Level::SUBSTITUTE;
+    }
+    let level = row
+        .cpu_level
+        .and_then(|l| u8::try_from(l).ok())
+        .unwrap_or(1);
     Level::new(level).unwrap_or(Level::MAX)
 }
 
@@ -80,7 +80,6 @@ async fn think_and_play(ctx: &Context, row: MatchRow, waiting: usize) -> Result<
         return Ok(false);
     };
     let (position, _) = row.decode()?;
-    let depth = position.depth();
     let level = level_of(&row, seat);
     let tc = row.time_control()?;
     let clock_left = tc
@@ -99,14 +98,10 @@ async fn think_and_play(ctx: &Context, row: MatchRow, waiting: usize) -> Result<
     let Some(square) = square else {
         return Ok(false);
     };
-    let address: Vec<i64> = square
-        .to_address(depth)
-        .coords()
-        .iter()
-        .map(|&c| i64::from(c))
-        .collect();
     let ply = u32::try_from(row.ply).unwrap_or(0);
-    Ok(matches::play_cpu_move(ctx, row.id, seat, ply, address)
-        .await?
-        .is_some())
+    Ok(
+        matches::play_cpu_move(ctx, row.id.into_string(), seat, ply, square)
+            .await?
+            .is_some(),
+    )
 }

@@ -16,7 +16,8 @@ use std::time::Duration;
 
 use crate::cpu::budget::MIN_THINK;
 use crate::cpu::{Level, Settings};
-use crate::rules::Position;
+use crate::rules::{Position, Seat};
+use crate::store::kinds::{Mode, StoredSeat};
 use crate::store::matches::{self as store, CpuTurn, CpuTurnKind};
 use crate::store::{DbConnection, StoreError};
 
@@ -53,7 +54,7 @@ pub struct Candidate {
 impl Candidate {
     /// Ranks a stored waiting turn.
     pub fn of(turn: &CpuTurn) -> Candidate {
-        let priority = if turn.mode != "practice" {
+        let priority = if turn.mode != Mode::Practice {
             Priority::Substitute
         } else if turn.deadline_at.is_some() {
             Priority::Clocked
@@ -61,15 +62,14 @@ impl Candidate {
             Priority::Untimed
         };
         let owner = if priority == Priority::Substitute {
-            match turn.to_move.as_deref() {
-                Some("o") => turn.o_player_id.clone(),
-                _ => turn.x_player_id.clone(),
+            match turn.to_move {
+                Some(StoredSeat(Seat::O)) => turn.o_player_id.as_ref(),
+                _ => turn.x_player_id.as_ref(),
             }
         } else {
-            turn.x_player_id
-                .clone()
-                .or_else(|| turn.o_player_id.clone())
-        };
+            turn.x_player_id.as_ref().or(turn.o_player_id.as_ref())
+        }
+        .map(|id| id.to_string());
         Candidate {
             priority,
             since: turn.turn_started_at,
@@ -153,7 +153,7 @@ pub fn claim(
     let candidates: Vec<Candidate> = turns.iter().map(Candidate::of).collect();
     let ids: Vec<String> = pick(&candidates, BATCH, PER_PLAYER)
         .into_iter()
-        .map(|i| turns[i].id.clone())
+        .map(|i| turns[i].id.to_string())
         .collect();
     store::mark_cpu_claimed(conn, &ids, until)?;
     Ok((ids, turns.len()))

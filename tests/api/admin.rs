@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use uttt::rules::{Address, Depth, Seat, Square};
 use uttt::service::accounts::Role;
 use uttt::service::matches::create::{self, NewMatch, SeatSpec};
-use uttt::service::matches::record::Mode;
+use uttt::service::matches::record::{MatchStatus, Mode, StoredSeat};
 
 use crate::both_backends;
 use crate::support::{Player, TestApp};
@@ -68,14 +68,14 @@ async fn seed(app: &TestApp, x: &Player, o: &Player, spec: Spec) -> String {
     row.position = uttt::rules::encode(depth, &squares);
     row.ply = squares.len() as i32;
     if let Some((winner, reason)) = spec.end {
-        row.status = "finished".into();
+        row.status = MatchStatus::Finished;
         row.to_move = None;
         row.deadline_at = None;
-        row.winner = winner.map(|w| w.to_string());
-        row.reason = Some(reason.into());
+        row.winner = winner.map(StoredSeat);
+        row.reason = Some(reason.parse().unwrap());
         row.finished_at = Some(created + 60_000);
     } else {
-        row.to_move = Some(Seat::to_move_at(row.ply as u32).to_string());
+        row.to_move = Some(StoredSeat(Seat::to_move_at(row.ply as u32)));
         // The turn runs from now: a deadline days ago would let the clock
         // sweeper end the match while the test reads it.
         row.turn_started_at = now;
@@ -90,7 +90,7 @@ async fn seed(app: &TestApp, x: &Player, o: &Player, spec: Spec) -> String {
                 uttt::store::matches::insert_move(
                     conn,
                     &uttt::store::matches::MoveRow {
-                        match_id: row.id.clone(),
+                        match_id: row.id.to_string(),
                         ply: ply as i32,
                         seat: Seat::to_move_at(ply as u32).to_string(),
                         square: sq.index() as i32,
@@ -104,7 +104,7 @@ async fn seed(app: &TestApp, x: &Player, o: &Player, spec: Spec) -> String {
         })
         .await
         .unwrap();
-    id
+    id.to_string()
 }
 
 fn ids(reply: &Value) -> Vec<String> {

@@ -216,7 +216,11 @@ async fn computed_then_discarded(backend: Backend) {
         id.clone(),
         uttt::rules::Seat::O,
         1,
-        vec![4, 0],
+        uttt::rules::Square::from_address(
+            uttt::rules::Depth::new(2).unwrap(),
+            &"4.0".parse().unwrap(),
+        )
+        .unwrap(),
     )
     .await
     .unwrap();
@@ -254,7 +258,7 @@ async fn play_out_unattended(app: &TestApp, viewer: &Player, id: &str) -> Value 
             .await
             .unwrap()
             .unwrap();
-        if finished.status == "finished" {
+        if finished.status.as_str() == "finished" {
             // Reading as a seated player would count as a return; look as an outsider.
             return app
                 .get(&format!("/api/v1/matches/{id}"), Some(&viewer.token))

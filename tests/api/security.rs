@@ -368,7 +368,9 @@ async fn two_instances_pair_one_player_at_once(backend: Backend) {
     let seated = app
         .ctx
         .db
-        .run(move |conn| uttt::store::matches::count_active(conn, &pid, "ranked"))
+        .run(move |conn| {
+            uttt::store::matches::count_active(conn, &pid, uttt::store::kinds::Mode::Ranked)
+        })
         .await
         .unwrap();
     assert_eq!(seated, 1);

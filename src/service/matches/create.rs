@@ -8,13 +8,15 @@ use crate::store::matches::{self, MatchRow};
 use crate::time::Millis;
 
 use super::super::{ConflictCode, Error, Result};
-use super::record::{Controller, MatchRecord, Mode, seat_str, time_control_columns};
+use super::record::{
+    Controller, MatchRecord, MatchStatus, Mode, PlayerId, StoredSeat, time_control_columns,
+};
 
 /// Who sits in a seat of a new match.
 #[derive(Debug, Clone)]
 pub struct SeatSpec {
     /// The player, or `None` for the practice CPU.
-    pub player_id: Option<String>,
+    pub player_id: Option<PlayerId>,
     /// Who plays it.
     pub controller: Controller,
 }
@@ -23,7 +25,7 @@ impl SeatSpec {
     /// A human player's seat.
     pub fn player(id: &str) -> SeatSpec {
         SeatSpec {
-            player_id: Some(id.to_owned()),
+            player_id: Some(PlayerId::from(id)),
             controller: Controller::Human,
         }
     }
@@ -69,8 +71,8 @@ pub fn new_row(spec: NewMatch, now: Millis) -> Result<MatchRow> {
         time_control_columns(spec.time_control);
     let bank = spec.time_control.initial_bank();
     let mut row = MatchRow {
-        id: ids::match_id(),
-        mode: spec.mode.as_str().to_owned(),
+        id: ids::match_id().into(),
+        mode: spec.mode,
         ladder: spec.ladder,
         rated: spec.rated,
         depth: i16::from(spec.depth.get()),
@@ -80,12 +82,12 @@ pub fn new_row(spec: NewMatch, now: Millis) -> Result<MatchRow> {
         tc_turn_ms,
         x_player_id: spec.x.player_id,
         o_player_id: spec.o.player_id,
-        x_controller: spec.x.controller.as_str().to_owned(),
-        o_controller: spec.o.controller.as_str().to_owned(),
+        x_controller: spec.x.controller,
+        o_controller: spec.o.controller,
         cpu_level: spec.cpu_level.map(i16::from),
         position: rules::encode(spec.depth, &[]),
         ply: 0,
-        to_move: Some(seat_str(Seat::X).to_owned()),
+        to_move: Some(StoredSeat(Seat::X)),
         x_bank_ms: bank,
         o_bank_ms: bank,
         // X's clock runs from the match's start.
@@ -93,7 +95,7 @@ pub fn new_row(spec: NewMatch, now: Millis) -> Result<MatchRow> {
         deadline_at: None,
         awaiting_cpu: false,
         cpu_claimed_until: None,
-        status: "active".into(),
+        status: MatchStatus::Active,
         winner: None,
         reason: None,
         room_code: spec.room_code,
@@ -114,7 +116,7 @@ pub fn new_row(spec: NewMatch, now: Millis) -> Result<MatchRow> {
 pub fn insert_new(conn: &mut crate::store::DbConnection, row: &mut MatchRow) -> Result<()> {
     for _ in 0..3 {
         match matches::insert(conn, row) {
-            Err(e) if e.is_unique_violation() => row.id = ids::match_id(),
+            Err(e) if e.is_unique_violation() => row.id = ids::match_id().into(),
             other => return Ok(other?),
         }
     }
@@ -133,7 +135,7 @@ pub fn check_practice_cap(
     cap: u32,
 ) -> Result<()> {
     crate::store::players::lock(conn, player_id)?;
-    let open = matches::count_active(conn, player_id, Mode::Practice.as_str())?;
+    let open = matches::count_active(conn, player_id, Mode::Practice)?;
     if open >= i64::from(cap) {
         return Err(Error::conflict(
             ConflictCode::TooManyPracticeMatches,

@@ -2,76 +2,24 @@
 //! forfeited; the CPU plays their seat, on their clock, until they come back,
 //! and any request of theirs on the match gives the seat back at once.
 //!
-//! The grace period of a turn is the configured one (`UTTT_DROP_GRACE_MS`),
-//! but never more than half the time the player had when the turn began (and
-//! never under [`MIN_GRACE_MS`]), so that under a short clock or a per-turn
-//! limit the substitute still has time to move: a dropped player is covered,
-//! a connected player who lets the time run out loses on time.
-//!
-//! Presence itself (event-stream leases, last-seen times) is in `presence`.
-//! The substitute plays at a human pace: each of its moves comes at least
-//! [`SUBSTITUTE_PACE_MS`] (or its level's thinking time, if longer) after the
-//! turn began, but never later than half the time the turn had.
+//! The grace period and the substitute's pace are in `grace`: a dropped
+//! player is covered, a connected player who lets the time run out loses on
+//! time. Presence itself (event-stream leases, last-seen times) is in
+//! `presence`.
 
 use crate::broker::PresenceRecord;
-use crate::clock::TimeControl;
-use crate::cpu::{Budget, Level};
-use crate::rules::{Depth, Seat};
+use crate::rules::Seat;
 use crate::store::matches::{self as store, MatchRow};
 use crate::time::Millis;
 
 use super::super::{Context, Error, Result};
+use super::grace::{MIN_GRACE_MS, grace_for};
 use super::play::{self, Snapshot};
 use super::presence::{configured_grace, presence_key};
-use super::publish;
+use super::publish::publish;
 use super::record::{Controller, MatchRecord};
 
-/// The level of the CPU that plays for a dropped player.
-pub const SUBSTITUTE_LEVEL: u8 = 3;
-
-/// The shortest grace period, whatever the clock.
-pub const MIN_GRACE_MS: Millis = 3_000;
-
-/// The least time a substitute's move takes from the start of its turn.
-pub const SUBSTITUTE_PACE_MS: Millis = 1_000;
-
-/// The grace period of the current turn of `seat`.
-pub fn grace_for(configured: Millis, tc: TimeControl, row: &MatchRow, seat: Seat) -> Millis {
-    match tc.left_waiting(row.bank(seat)) {
-        Some(left) => configured.min((left / 2).max(MIN_GRACE_MS)),
-        None => configured,
-    }
-}
-
-/// The shortest grace period the server may apply to a match under `tc`:
-/// a clock can run down to nothing, a per-turn limit gives every turn at least `turn_ms`.
-pub fn shortest_grace(configured: Millis, tc: TimeControl) -> Millis {
-    match tc {
-        TimeControl::Clock { .. } => configured.min(MIN_GRACE_MS),
-        TimeControl::PerTurn { turn_ms } => configured.min((turn_ms / 2).max(MIN_GRACE_MS)),
-        TimeControl::None => configured,
-    }
-}
-
-/// How often a client without an open event stream should heartbeat: a third
-/// of the shortest grace period, so two lost heartbeats still leave it present.
-pub fn heartbeat_ms(configured: Millis, tc: TimeControl) -> Millis {
-    (shortest_grace(configured, tc) / 3).max(1)
-}
-
-/// How long after its turn began the substitute of `seat` may move: at least
-/// [`SUBSTITUTE_PACE_MS`] or its level's thinking time, whichever is longer,
-/// but at most half the time the turn had.
-pub fn substitute_pace(tc: TimeControl, row: &MatchRow, seat: Seat) -> Millis {
-    let think = Level::new(SUBSTITUTE_LEVEL)
-        .map(|level| Budget::for_level(level, Depth::TWO, None).time)
-        .map_or(0, |t| i64::try_from(t.as_millis()).unwrap_or(i64::MAX));
-    let pace = SUBSTITUTE_PACE_MS.max(think);
-    match tc.left_waiting(row.bank(seat)) {
-        Some(left) => pace.min(left / 2),
-        None => pace,
-    }
-}
+pub use super::grace::SUBSTITUTE_PACE_MS;
 
 /// Whether the side to move of `row` has been absent past its grace period at `now`.
 fn is_dropped(
@@ -88,7 +36,7 @@ fn is_dropped(
     if record.leased {
         return Ok(false);
     }
-    let grace = grace_for(configured_grace(ctx), row.time_control()?, row, seat);
+    let grace = grace_for(configured_grace(ctx), row.time_control()?, row.bank(seat));
     // Someone who has not opened the match yet counts as seen when it began.
     let seen = record
         .last_seen
@@ -199,98 +147,4 @@ pub async fn sweep(ctx: &Context, limit: i64) -> Result<usize> {
         }
     }
     Ok(taken)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn row(tc: TimeControl, bank: Option<i64>) -> MatchRow {
-        let spec = super::super::create::NewMatch {
-            mode: super::super::record::Mode::Casual,
-            ladder: None,
-            rated: false,
-            depth: crate::rules::Depth::new(2).unwrap(),
-            time_control: tc,
-            x: super::super::create::SeatSpec::player("a"),
-            o: super::super::create::SeatSpec::player("b"),
-            cpu_level: None,
-            room_code: None,
-        };
-        let mut row = super::super::create::new_row(spec, 0).unwrap();
-        row.x_bank_ms = bank;
-        row
-    }
-
-    #[test]
-    fn the_grace_is_at_most_half_the_time_left_at_the_turn_start() {
-        let long = row(TimeControl::TOURNAMENT, Some(600_000));
-        assert_eq!(
-            grace_for(20_000, TimeControl::TOURNAMENT, &long, Seat::X),
-            20_000
-        );
-        let short = row(TimeControl::TOURNAMENT, Some(10_000));
-        assert_eq!(
-            grace_for(20_000, TimeControl::TOURNAMENT, &short, Seat::X),
-            5_000
-        );
-        let turn = TimeControl::PerTurn { turn_ms: 30_000 };
-        assert_eq!(grace_for(20_000, turn, &row(turn, None), Seat::X), 15_000);
-        let tiny = row(TimeControl::TOURNAMENT, Some(1_000));
-        assert_eq!(
-            grace_for(20_000, TimeControl::TOURNAMENT, &tiny, Seat::X),
-            MIN_GRACE_MS
-        );
-        assert_eq!(
-            grace_for(
-                20_000,
-                TimeControl::None,
-                &row(TimeControl::None, None),
-                Seat::X
-            ),
-            20_000
-        );
-        assert_eq!(grace_for(500, TimeControl::TOURNAMENT, &long, Seat::X), 500);
-    }
-
-    #[test]
-    fn the_heartbeat_is_a_third_of_the_shortest_grace_a_match_may_have() {
-        // A clock can run down: its shortest grace is the 3 s floor.
-        assert_eq!(
-            shortest_grace(20_000, TimeControl::TOURNAMENT),
-            MIN_GRACE_MS
-        );
-        assert_eq!(heartbeat_ms(20_000, TimeControl::TOURNAMENT), 1_000);
-        let turn = TimeControl::PerTurn { turn_ms: 30_000 };
-        assert_eq!(heartbeat_ms(20_000, turn), 5_000);
-        let short = TimeControl::PerTurn { turn_ms: 5_000 };
-        assert_eq!(heartbeat_ms(20_000, short), 1_000);
-        assert_eq!(heartbeat_ms(20_000, TimeControl::None), 6_666);
-        assert_eq!(heartbeat_ms(1_000, TimeControl::TOURNAMENT), 333);
-        // Every grace the match can get is at least three heartbeats.
-        for bank in [600_000, 10_000, 4_000, 1_000, 0] {
-            let r = row(TimeControl::TOURNAMENT, Some(bank));
-            let grace = grace_for(20_000, TimeControl::TOURNAMENT, &r, Seat::X);
-            assert!(grace >= 3 * heartbeat_ms(20_000, TimeControl::TOURNAMENT));
-        }
-    }
-
-    #[test]
-    fn the_substitute_takes_a_second_but_never_more_than_half_the_turn() {
-        let long = row(TimeControl::TOURNAMENT, Some(600_000));
-        assert_eq!(
-            substitute_pace(TimeControl::TOURNAMENT, &long, Seat::X),
-            SUBSTITUTE_PACE_MS
-        );
-        let short = row(TimeControl::TOURNAMENT, Some(1_200));
-        assert_eq!(
-            substitute_pace(TimeControl::TOURNAMENT, &short, Seat::X),
-            600
-        );
-        let none = row(TimeControl::None, None);
-        assert_eq!(
-            substitute_pace(TimeControl::None, &none, Seat::X),
-            SUBSTITUTE_PACE_MS
-        );
-    }
 }

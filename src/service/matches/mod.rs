@@ -1,10 +1,18 @@
-//! Matches: practice against the CPU, moves in one transaction, resigning,
-//! clocks and time forfeits, presence, and the events every change publishes.
+//! The match use cases: practice against the CPU, reading a match, moves
+//! (a player's and the CPU's), resigning, heartbeats, a player's list and the
+//! event feed. The parts they are built from are the child modules; none of
+//! them imports this one.
+//!
+//! Over 400 lines: one function per use case, each short; the list types
+//! (`MatchSummary`) live with the list that returns them.
 
+pub mod announce;
 pub mod create;
 pub mod dropout;
+pub mod grace;
 pub mod play;
 pub mod presence;
+pub mod publish;
 pub mod record;
 pub mod state;
 
@@ -15,74 +23,21 @@ use utoipa::ToSchema;
 use crate::broker::{Notice, Subscription};
 use crate::clock::TimeControl;
 use crate::cpu::Level;
-use crate::rules::{Depth, Seat};
+use crate::rules::{Address, Depth, Seat, Square};
 use crate::store::matches as store;
 use crate::time::{Millis, rfc3339};
 
 use super::accounts::Player;
+use super::cursor;
+pub use super::page::Page;
 use super::{Context, Error, Result};
+pub use announce::{announce_absences, announce_presence, touch};
 use create::{NewMatch, SeatSpec};
-use play::{MoveOutcome, Mover, ResignOutcome, Snapshot};
-pub use presence::{announce_absences, announce_presence, connected, touch};
-use record::{MatchRecord, Mode, seat_str};
+use play::{Choice, MoveOutcome, Mover, ResignOutcome, Snapshot};
+pub use presence::connected;
+pub use publish::{channel, parse_payload, publish, render};
+use record::{MatchRecord, MatchStatus, Mode, PlayerId, seat_str};
 use state::{MatchState, MoveState, TimeControlBody};
-
-/// The event channel of a match.
-pub fn channel(match_id: &str) -> String {
-    format!("match:{match_id}")
-}
-
-/// Renders a snapshot at the current time with live presence.
-///
-/// # Errors
-/// Broker failures or a corrupt row.
-pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
-    let connected = connected(ctx, &snap.row).await?;
-    let heartbeat_ms =
-        dropout::heartbeat_ms(presence::configured_grace(ctx), snap.row.time_control()?);
-    state::render(
-        &snap.row,
-        &snap.position,
-        &snap.names,
-        snap.rating_changes.clone(),
-        state::Presence {
-            connected,
-            heartbeat_ms,
-        },
-        ctx.time.now_ms(),
-    )
-}
-
-/// Renders a committed change and publishes it to the match's channel.
-/// Publishing is best effort: the change is committed, and a stream that
-/// misses it resynchronises from the database.
-///
-/// # Errors
-/// Broker failures while rendering presence.
-pub async fn publish(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
-    let state = render(ctx, snap).await?;
-    match serde_json::to_string(&state) {
-        Ok(json) => {
-            let payload = format!("{}\n{json}", state.version);
-            if let Err(err) = ctx.broker.publish(&channel(&state.id), payload).await {
-                tracing::warn!(match.id = %state.id, error = %err, "could not publish match state");
-            }
-        }
-        Err(err) => {
-            tracing::error!(match.id = %state.id, error = %err, "could not serialise match state")
-        }
-    }
-    if snap.row.awaiting_cpu {
-        ctx.signals.cpu.notify_one();
-    }
-    Ok(state)
-}
-
-/// Splits a published payload into its version and JSON.
-pub fn parse_payload(payload: &str) -> Option<(i32, &str)> {
-    let (version, json) = payload.split_once('\n')?;
-    Some((version.parse().ok()?, json))
-}
 
 /// What a practice match is made of.
 #[derive(Debug, Clone)]
@@ -194,8 +149,9 @@ pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchStat
     render(ctx, &snap).await
 }
 
-/// Plays a move for `player`, whose client reports `lag_ms` of network time;
-/// see [`play::play`] for the rules.
+/// Plays a move for `player` at `address` (`None`: the request named no
+/// square), whose client reports `lag_ms` of network time; see
+/// [`play::play`] for the rules.
 ///
 /// # Errors
 /// Every refusal of API.md's move rules.
@@ -205,14 +161,15 @@ pub async fn play_move(
     player: &Player,
     id: String,
     ply: u32,
-    address: Vec<i64>,
+    address: Option<Address>,
     lag_ms: Option<Millis>,
 ) -> Result<MatchState> {
     let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
-    let mover = Mover::Player(player.id.clone());
+    let mover = Mover::Player(PlayerId::from(player.id.as_str()));
+    let choice = Choice::Address(address);
     let outcome = ctx
         .db
-        .write(move |conn| play::play(conn, &id, &mover, ply, &address, lag_ms, now, growth))
+        .write(move |conn| play::play(conn, &id, &mover, ply, &choice, lag_ms, now, growth))
         .await?;
     match outcome {
         MoveOutcome::Applied(snap) => {
@@ -243,9 +200,10 @@ pub async fn play_cpu_move(
     id: String,
     seat: Seat,
     ply: u32,
-    address: Vec<i64>,
+    square: Square,
 ) -> Result<Option<MatchState>> {
     let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
+    let choice = Choice::Square(square);
     let outcome = ctx
         .db
         .write(move |conn| {
@@ -254,7 +212,7 @@ pub async fn play_cpu_move(
                 &id,
                 &Mover::Cpu(seat),
                 ply,
-                &address,
+                &choice,
                 None,
                 now,
                 growth,
@@ -369,55 +327,29 @@ pub struct MatchSummary {
     pub finished_at: Option<String>,
 }
 
-/// One page of a list.
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct Page<T> {
-    /// The items.
-    pub items: Vec<T>,
-    /// Pass as `cursor` for the next page; `null` on the last one.
-    pub next_cursor: Option<String>,
-}
-
 /// A match as lists show it, from `player_id`'s side.
 pub(crate) fn summary(
     row: &crate::store::matches::MatchRow,
     player_id: &str,
 ) -> Result<MatchSummary> {
     Ok(MatchSummary {
-        id: row.id.clone(),
-        mode: row.mode.clone(),
+        id: row.id.to_string(),
+        mode: row.mode.as_str().to_owned(),
         ladder: row.ladder.clone(),
         rated: row.rated,
         depth: row.depth()?.get(),
         time_control: row.time_control()?.into(),
-        status: row.status.clone(),
+        status: row.status.as_str().to_owned(),
         ply: u32::try_from(row.ply).unwrap_or(0),
         turn: row.to_move_seat().map(seat_str),
         seat: row.seat_of(player_id).map(seat_str),
-        x: row.x_player_id.clone(),
-        o: row.o_player_id.clone(),
-        winner: row.winner.clone(),
-        reason: row.reason.clone(),
+        x: row.x_player_id.as_deref().map(str::to_owned),
+        o: row.o_player_id.as_deref().map(str::to_owned),
+        winner: row.winner.map(|w| w.as_str().to_owned()),
+        reason: row.reason.map(|r| r.as_str().to_owned()),
         created_at: rfc3339(row.created_at),
         finished_at: row.finished_at.map(rfc3339),
     })
-}
-
-/// Encodes a keyset position as an opaque cursor.
-pub fn encode_cursor(created_at: i64, id: &str) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("{created_at}:{id}"))
-}
-
-/// Decodes a cursor made by [`encode_cursor`].
-pub fn decode_cursor(cursor: &str) -> Option<(i64, String)> {
-    use base64::Engine;
-    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()?;
-    let text = String::from_utf8(bytes).ok()?;
-    let (at, id) = text.split_once(':')?;
-    Some((at.parse().ok()?, id.to_owned()))
 }
 
 /// A player's matches, newest first; `status` filters `active` or `finished`.
@@ -427,7 +359,7 @@ pub fn decode_cursor(cursor: &str) -> Option<(i64, String)> {
 pub async fn list_for_player(
     ctx: &Context,
     player_id: String,
-    status: Option<&'static str>,
+    status: Option<MatchStatus>,
     after: Option<(i64, String)>,
     limit: u32,
 ) -> Result<Page<MatchSummary>> {
@@ -440,13 +372,34 @@ pub async fn list_for_player(
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let next_cursor = more
-        .then(|| rows.last().map(|r| encode_cursor(r.created_at, &r.id)))
+        .then(|| {
+            rows.last()
+                .map(|r| cursor::encode_keyset(r.created_at, &r.id))
+        })
         .flatten();
     let items = rows
         .iter()
         .map(|r| summary(r, &player_id))
         .collect::<Result<_>>()?;
     Ok(Page { items, next_cursor })
+}
+
+/// The finished matches of the player named `username` (any case), newest first.
+///
+/// # Errors
+/// `NotFound` for an unknown name; store failures.
+pub async fn finished_of(
+    ctx: &Context,
+    username: String,
+    after: Option<(i64, String)>,
+    limit: u32,
+) -> Result<Page<MatchSummary>> {
+    let player = ctx
+        .db
+        .run(move |conn| crate::store::players::by_username(conn, &username))
+        .await?
+        .ok_or(Error::NotFound("player"))?;
+    list_for_player(ctx, player.id, Some(MatchStatus::Finished), after, limit).await
 }
 
 /// The event feed of one match for a stream: the subscription, made before

@@ -5,13 +5,16 @@
 
 use crate::clock::Settled;
 use crate::rating::Growth;
-use crate::rules::{self, Address, IllegalMove, Position, Seat, Status};
+use crate::rules::{self, Address, Depth, IllegalMove, Position, Seat, Square, Status};
 use crate::store::DbConnection;
 use crate::store::matches::{self, MatchRow, MoveRow};
 use crate::time::Millis;
 
+use super::super::ladders::{self, FinishedMatch};
 use super::super::{Error, Result};
-use super::record::{Controller, MatchRecord, seat_str};
+use super::record::{
+    Controller, EndReason, MatchRecord, MatchStatus, PlayerId, StoredSeat, seat_str,
+};
 use super::state::{Names, RatingChanges};
 
 /// A match row with its decoded position and seated names: all a state needs.
@@ -31,7 +34,7 @@ pub struct Snapshot {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Mover {
     /// A player, by id: must be seated, and to move.
-    Player(String),
+    Player(PlayerId),
     /// The CPU, for `seat`: the seat must still be CPU-controlled.
     Cpu(Seat),
 }
@@ -85,7 +88,7 @@ pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
     let (position, _) = row.decode()?;
     let names = names(conn, &row)?;
     let rating_changes = if row.rated && !row.is_active() {
-        crate::service::ladders::changes_of(conn, &row.id)?
+        ladders::changes_of(conn, &row.id)?
     } else {
         None
     };
@@ -101,24 +104,42 @@ pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
 /// match change in this same transaction.
 ///
 /// # Errors
-/// Database errors.
+/// Database errors; `Internal` for a rated match without a ladder or two
+/// seated players.
 pub fn finish(
     conn: &mut DbConnection,
     row: &mut MatchRow,
     winner: Option<Seat>,
-    reason: &str,
+    reason: EndReason,
     now: Millis,
     growth: Growth,
 ) -> Result<()> {
-    row.status = "finished".into();
-    row.winner = winner.map(|s| seat_str(s).to_owned());
-    row.reason = Some(reason.to_owned());
+    row.status = MatchStatus::Finished;
+    row.winner = winner.map(StoredSeat);
+    row.reason = Some(reason);
     row.finished_at = Some(now);
     row.to_move = None;
     row.cpu_claimed_until = None;
     row.refresh_derived()?;
     if row.rated {
-        crate::service::ladders::apply_result(conn, row, now, growth)?;
+        let (Some(ladder), Some(x), Some(o)) = (
+            row.ladder.as_deref(),
+            row.player(Seat::X),
+            row.player(Seat::O),
+        ) else {
+            return Err(Error::Internal(format!(
+                "rated match {} lacks a ladder or a player",
+                row.id
+            )));
+        };
+        let game = FinishedMatch {
+            id: &row.id,
+            ladder,
+            x,
+            o,
+            winner,
+        };
+        ladders::apply_result(conn, &game, now, growth)?;
     }
     Ok(())
 }
@@ -146,7 +167,14 @@ pub fn end_if_lapsed(
     }
     // The match ends at the moment the flag fell, not when it was noticed.
     let fell_at = row.deadline_at.unwrap_or(now).min(now);
-    finish(conn, row, Some(seat.other()), "timeout", fell_at, growth)?;
+    finish(
+        conn,
+        row,
+        Some(seat.other()),
+        EndReason::Timeout,
+        fell_at,
+        growth,
+    )?;
     row.version += 1;
     matches::save(conn, row)?;
     Ok(Lapse::Ended)
@@ -157,12 +185,27 @@ fn square_column(square: rules::Square) -> i32 {
     i32::try_from(square.index()).unwrap_or(i32::MAX)
 }
 
-fn parse_address(coords: &[i64]) -> Option<Address> {
-    let coords: Option<Vec<u8>> = coords
-        .iter()
-        .map(|&c| u8::try_from(c).ok().filter(|c| *c <= 8))
-        .collect();
-    Address::new(&coords?).ok()
+/// The square a move asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// A player's address, parsed at the HTTP boundary; `None` when the body
+    /// names no square at all (refused as `bad_address` once the checks that
+    /// come first have passed).
+    Address(Option<Address>),
+    /// The CPU's square, found on this match's position.
+    Square(Square),
+}
+
+impl Choice {
+    /// The square on a board of `depth`.
+    fn square(&self, depth: Depth) -> Option<Square> {
+        match self {
+            Choice::Address(address) => address
+                .as_ref()
+                .and_then(|a| Square::from_address(depth, a)),
+            Choice::Square(square) => Some(*square),
+        }
+    }
 }
 
 /// Plays a move on the locked match `id` at `now`: the whole of API.md's
@@ -181,7 +224,7 @@ pub fn play(
     id: &str,
     mover: &Mover,
     ply: u32,
-    coords: &[i64],
+    choice: &Choice,
     lag: Option<Millis>,
     now: Millis,
     growth: Growth,
@@ -203,16 +246,14 @@ pub fn play(
         }
     };
     let depth = row.depth()?;
-    let address = parse_address(coords);
+    let square = choice.square(depth);
 
     // Safe retry: the same player resending the move accepted at that ply.
     if let (Mover::Player(_), Ok(earlier)) = (mover, i32::try_from(ply))
         && earlier < row.ply
         && let Some(played) = matches::move_at(conn, id, earlier)?
     {
-        let same_square = address
-            .and_then(|a| rules::Square::from_address(depth, &a))
-            .is_some_and(|sq| square_column(sq) == played.square);
+        let same_square = square.is_some_and(|sq| square_column(sq) == played.square);
         if same_square && played.seat == seat_str(seat) && !played.by_cpu {
             return Ok(MoveOutcome::Retried(snapshot(conn, row)?));
         }
@@ -238,8 +279,8 @@ pub fn play(
     }
 
     let (mut position, mut moves) = row.decode()?;
-    let address = address.ok_or(Error::IllegalMove(IllegalMove::BadAddress))?;
-    let square = position.check(&address).map_err(Error::IllegalMove)?;
+    let square = square.ok_or(Error::IllegalMove(IllegalMove::BadAddress))?;
+    position.check_square(square).map_err(Error::IllegalMove)?;
     let tc = row.time_control()?;
     // A player's network time comes back within their quota; the substitute has none.
     let credit = match (mover, tc.lag_quota()) {
@@ -264,7 +305,7 @@ pub fn play(
     matches::insert_move(
         conn,
         &MoveRow {
-            match_id: row.id.clone(),
+            match_id: row.id.to_string(),
             ply: row.ply,
             seat: seat_str(seat).to_owned(),
             square: square_column(square),
@@ -281,11 +322,18 @@ pub fn play(
     row.cpu_claimed_until = None;
     match outcome.status {
         Status::Ongoing => {
-            row.to_move = Some(seat_str(seat.other()).to_owned());
+            row.to_move = Some(StoredSeat(seat.other()));
             row.refresh_derived()?;
         }
-        Status::Won(winner) => finish(conn, &mut row, Some(winner), "three_in_a_row", now, growth)?,
-        Status::Drawn => finish(conn, &mut row, None, "draw", now, growth)?,
+        Status::Won(winner) => finish(
+            conn,
+            &mut row,
+            Some(winner),
+            EndReason::ThreeInARow,
+            now,
+            growth,
+        )?,
+        Status::Drawn => finish(conn, &mut row, None, EndReason::Draw, now, growth)?,
     }
     row.version += 1;
     matches::save(conn, &row)?;
@@ -336,7 +384,7 @@ pub fn resign(
         conn,
         &mut row,
         Some(seat.other()),
-        "resignation",
+        EndReason::Resignation,
         now,
         growth,
     )?;

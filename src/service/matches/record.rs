@@ -2,66 +2,21 @@
 
 use crate::clock::TimeControl;
 use crate::rules::{self, Depth, Position, Seat, Square};
+pub use crate::store::kinds::{
+    Controller, EndReason, MatchId, MatchStatus, Mode, PlayerId, StoredSeat,
+};
 use crate::store::matches::MatchRow;
 
 use super::super::{Error, Result};
 
-/// Who plays a seat right now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Controller {
-    /// The seated player.
-    Human,
-    /// The CPU: the opponent of a practice match, or the substitute of a dropped player.
-    Cpu,
-}
-
-impl Controller {
-    /// The stored form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Controller::Human => "human",
-            Controller::Cpu => "cpu",
-        }
-    }
-}
-
-/// How a match was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Paired by matchmaking on a ladder.
-    Ranked,
-    /// A room between two players.
-    Casual,
-    /// Against the CPU.
-    Practice,
-}
-
-impl Mode {
-    /// The stored form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Ranked => "ranked",
-            Mode::Casual => "casual",
-            Mode::Practice => "practice",
-        }
-    }
-}
-
 /// `x` or `o`.
 pub fn seat_str(seat: Seat) -> &'static str {
-    match seat {
-        Seat::X => "x",
-        Seat::O => "o",
-    }
+    StoredSeat(seat).as_str()
 }
 
 /// Parses `x` or `o`.
 pub fn parse_seat(text: &str) -> Option<Seat> {
-    match text {
-        "x" => Some(Seat::X),
-        "o" => Some(Seat::O),
-        _ => None,
-    }
+    StoredSeat::parse(text).map(|s| s.0)
 }
 
 /// The time control stored in these columns.
@@ -119,7 +74,7 @@ pub trait MatchRecord {
     /// The seat `player_id` holds, if any.
     fn seat_of(&self, player_id: &str) -> Option<Seat>;
     /// The player seated at `seat`.
-    fn player(&self, seat: Seat) -> Option<&str>;
+    fn player(&self, seat: Seat) -> Option<&PlayerId>;
     /// Who plays `seat` now.
     fn controller(&self, seat: Seat) -> Controller;
     /// Sets who plays `seat`.
@@ -134,6 +89,8 @@ pub trait MatchRecord {
     fn set_lag_quota(&mut self, seat: Seat, quota: Option<i64>);
     /// The side to move, while active.
     fn to_move_seat(&self) -> Option<Seat>;
+    /// The winner of a decided match (`None`: a draw, or still being played).
+    fn winner_seat(&self) -> Option<Seat>;
     /// Whether the match is still being played.
     fn is_active(&self) -> bool;
     /// Recomputes the columns derived from the others (deadline, CPU queue
@@ -185,30 +142,24 @@ impl MatchRecord for MatchRow {
         }
     }
 
-    fn player(&self, seat: Seat) -> Option<&str> {
+    fn player(&self, seat: Seat) -> Option<&PlayerId> {
         match seat {
-            Seat::X => self.x_player_id.as_deref(),
-            Seat::O => self.o_player_id.as_deref(),
+            Seat::X => self.x_player_id.as_ref(),
+            Seat::O => self.o_player_id.as_ref(),
         }
     }
 
     fn controller(&self, seat: Seat) -> Controller {
-        let stored = match seat {
-            Seat::X => &self.x_controller,
-            Seat::O => &self.o_controller,
-        };
-        if stored == "cpu" {
-            Controller::Cpu
-        } else {
-            Controller::Human
+        match seat {
+            Seat::X => self.x_controller,
+            Seat::O => self.o_controller,
         }
     }
 
     fn set_controller(&mut self, seat: Seat, controller: Controller) {
-        let value = controller.as_str().to_owned();
         match seat {
-            Seat::X => self.x_controller = value,
-            Seat::O => self.o_controller = value,
+            Seat::X => self.x_controller = controller,
+            Seat::O => self.o_controller = controller,
         }
     }
 
@@ -241,11 +192,15 @@ impl MatchRecord for MatchRow {
     }
 
     fn to_move_seat(&self) -> Option<Seat> {
-        self.to_move.as_deref().and_then(parse_seat)
+        self.to_move.map(|s| s.0)
+    }
+
+    fn winner_seat(&self) -> Option<Seat> {
+        self.winner.map(|s| s.0)
     }
 
     fn is_active(&self) -> bool {
-        self.status == "active"
+        self.status == MatchStatus::Active
     }
 
     fn refresh_derived(&mut self) -> Result<()> {
@@ -260,7 +215,7 @@ impl MatchRecord for MatchRow {
                     && self.player(seat).is_some()
                     && self.cpu_claimed_until.is_none()
                 {
-                    let pace = super::dropout::substitute_pace(tc, self, seat);
+                    let pace = super::grace::substitute_pace(tc, self.bank(seat));
                     // Claimable once the claim time is past, i.e. from turn start + pace.
                     self.cpu_claimed_until = Some(self.turn_started_at.saturating_add(pace) - 1);
                 }

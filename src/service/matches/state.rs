@@ -8,12 +8,13 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::clock::TimeControl;
+use crate::cpu::Level;
 use crate::rules::{BoardStatus, MoveList, Position, Seat, Square};
 use crate::store::matches::{MatchRow, MoveRow};
 use crate::time::{Millis, rfc3339};
 
 use super::super::Result;
-use super::record::{Controller, MatchRecord, parse_seat, seat_str};
+use super::record::{Controller, EndReason, MatchRecord, seat_str};
 
 /// A time control as the API writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -224,11 +225,11 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
     let controller = row.controller(seat);
     match row.player(seat) {
         Some(id) => SeatState {
-            id: Some(id.to_owned()),
+            id: Some(id.to_string()),
             username: names.of(seat).unwrap_or("(deleted)").to_owned(),
             controller: controller.as_str(),
             connected,
-            cpu_level: (controller == Controller::Cpu).then_some(super::dropout::SUBSTITUTE_LEVEL),
+            cpu_level: (controller == Controller::Cpu).then_some(Level::SUBSTITUTE.get()),
         },
         None => {
             let level = row
@@ -307,18 +308,22 @@ pub fn render(
         }
     };
     let result = (!active).then(|| ResultState {
-        winner: row.winner.as_deref().and_then(parse_seat).map(seat_str),
-        reason: row.reason.clone().unwrap_or_default(),
+        winner: row.winner_seat().map(seat_str),
+        reason: row
+            .reason
+            .map(EndReason::as_str)
+            .unwrap_or_default()
+            .to_owned(),
         rating_changes,
     });
     Ok(MatchState {
-        id: row.id.clone(),
-        mode: row.mode.clone(),
+        id: row.id.to_string(),
+        mode: row.mode.as_str().to_owned(),
         ladder: row.ladder.clone(),
         rated: row.rated,
         depth: depth.get(),
         time_control: tc.into(),
-        status: row.status.clone(),
+        status: row.status.as_str().to_owned(),
         ply: u32::try_from(row.ply).unwrap_or(0),
         turn: to_move.map(seat_str),
         players: Seats {

@@ -1,5 +1,9 @@
 //! Ranked matchmaking: tickets in the broker's queue, pairing rounds, and the
 //! ranked match a pair becomes.
+//!
+//! Over 400 lines: tickets, a pairing round and the reconciliation of broker
+//! claims with the database are one lifecycle; the pure pairing is in
+//! `pairing.rs`.
 
 pub mod pairing;
 
@@ -387,7 +391,7 @@ pub async fn make_match(
         .await;
     }
     matches::publish(ctx, &snap).await?;
-    Ok(Some(match_id))
+    Ok(Some(match_id.into_string()))
 }
 
 /// Cancels, as `in_active_match`, the tickets among `tickets` whose players

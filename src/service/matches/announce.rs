@@ -1,0 +1,129 @@
+//! Telling everyone when presence changes: a seated player's request or
+//! heartbeat records them as seen, and a state with new `connected` flags is
+//! published whenever the flags differ from the last ones announced.
+
+use crate::rules::Seat;
+use crate::store::matches::{self as store, MatchRow};
+
+use super::super::{Context, Result};
+use super::grace::MIN_GRACE_MS;
+use super::play::{self, Snapshot};
+use super::presence::{configured_grace, connected, is_present, presence_key, presence_ttl};
+use super::publish::publish;
+use super::record::MatchRecord;
+
+/// Records that the seated player `seat` of `match_id` is present now.
+///
+/// # Errors
+/// Broker failures.
+pub async fn touch(ctx: &Context, match_id: &str, seat: Seat) -> Result<bool> {
+    let now = ctx.time.now_ms();
+    let previous = ctx
+        .broker
+        .seen(&presence_key(match_id, seat), now, presence_ttl(ctx))
+        .await?;
+    // Seen within the shortest grace there is: the seat was present already.
+    let shortest = configured_grace(ctx).min(MIN_GRACE_MS);
+    if previous.is_none_or(|seen| now - seen >= shortest) {
+        // Perhaps back after an absence: the `connected` flag may flip, and everyone is told.
+        return announce_presence(ctx, match_id).await;
+    }
+    Ok(false)
+}
+
+fn shown_key(match_id: &str) -> String {
+    format!("presence:{match_id}:shown")
+}
+
+/// The `connected` flags a state shows, as `"10"` (X present, O absent); the CPU opponent is always present.
+fn flags_text(row: &MatchRow, raw: [bool; 2]) -> String {
+    [Seat::X, Seat::O]
+        .iter()
+        .zip(raw)
+        .map(|(&seat, live)| {
+            if row.player(seat).is_none() || live {
+                '1'
+            } else {
+                '0'
+            }
+        })
+        .collect()
+}
+
+/// Publishes a new state of an active match (with a new version, so streams
+/// forward it) when its `connected` flags differ from the last announced.
+/// Returns whether it did.
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn announce_presence(ctx: &Context, match_id: &str) -> Result<bool> {
+    let id = match_id.to_owned();
+    let Some(row) = ctx.db.run(move |conn| store::get(conn, &id)).await? else {
+        return Ok(false);
+    };
+    if !row.is_active() {
+        return Ok(false);
+    }
+    let flags = flags_text(&row, connected(ctx, &row).await?);
+    let previous = ctx
+        .broker
+        .mark(&shown_key(match_id), &flags, presence_ttl(ctx))
+        .await?;
+    if previous.as_deref() == Some(flags.as_str()) {
+        return Ok(false);
+    }
+    let id = match_id.to_owned();
+    let snap = ctx
+        .db
+        .write(move |conn| -> Result<Option<Snapshot>> {
+            let Some(mut row) = store::lock(conn, &id)? else {
+                return Ok(None);
+            };
+            if !row.is_active() {
+                return Ok(None);
+            }
+            row.version += 1;
+            store::save(conn, &row)?;
+            Ok(Some(play::snapshot(conn, row)?))
+        })
+        .await?;
+    match snap {
+        Some(snap) => {
+            publish(ctx, &snap).await?;
+            Ok(true)
+        }
+        None => Ok(false),
+    }
+}
+
+/// Announces the seats whose presence changed among `rows` (active matches);
+/// returns how many matches got a new state.
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn announce_absences(ctx: &Context, rows: &[MatchRow]) -> Result<usize> {
+    let keys: Vec<String> = rows
+        .iter()
+        .flat_map(|r| [presence_key(&r.id, Seat::X), presence_key(&r.id, Seat::O)])
+        .collect();
+    let records = ctx.broker.presence(&keys).await?;
+    let shown_keys: Vec<String> = rows.iter().map(|r| shown_key(&r.id)).collect();
+    let shown = ctx.broker.marks(&shown_keys).await?;
+    let now = ctx.time.now_ms();
+    let record = |i: usize| records.get(i).copied().unwrap_or_default();
+    let mut announced = 0;
+    for (i, row) in rows.iter().enumerate() {
+        let raw = [
+            is_present(ctx, row, Seat::X, record(2 * i), now)?,
+            is_present(ctx, row, Seat::O, record(2 * i + 1), now)?,
+        ];
+        let flags = flags_text(row, raw);
+        let unchanged = shown.get(i).and_then(Option::as_deref) == Some(flags.as_str());
+        // A match nobody announced yet only needs one when someone is missing.
+        let first_and_full = shown.get(i).is_none_or(Option::is_none) && !flags.contains('0');
+        if !unchanged && !first_and_full && announce_presence(ctx, &row.id).await? {
+            announced += 1;
+        }
+    }
+    Ok(announced)
+}

@@ -1,0 +1,65 @@
+//! The events every committed change of a match publishes: its state,
+//! rendered with live presence, on the match's channel.
+
+use super::super::{Context, Result};
+use super::grace::heartbeat_ms;
+use super::play::Snapshot;
+use super::presence::{configured_grace, connected};
+use super::record::MatchRecord;
+use super::state::{self, MatchState};
+
+/// The event channel of a match.
+pub fn channel(match_id: &str) -> String {
+    format!("match:{match_id}")
+}
+
+/// Renders a snapshot at the current time with live presence.
+///
+/// # Errors
+/// Broker failures or a corrupt row.
+pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
+    let connected = connected(ctx, &snap.row).await?;
+    let heartbeat_ms = heartbeat_ms(configured_grace(ctx), snap.row.time_control()?);
+    state::render(
+        &snap.row,
+        &snap.position,
+        &snap.names,
+        snap.rating_changes.clone(),
+        state::Presence {
+            connected,
+            heartbeat_ms,
+        },
+        ctx.time.now_ms(),
+    )
+}
+
+/// Renders a committed change and publishes it to the match's channel.
+/// Publishing is best effort: the change is committed, and a stream that
+/// misses it resynchronises from the database.
+///
+/// # Errors
+/// Broker failures while rendering presence.
+pub async fn publish(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
+    let state = render(ctx, snap).await?;
+    match serde_json::to_string(&state) {
+        Ok(json) => {
+            let payload = format!("{}\n{json}", state.version);
+            if let Err(err) = ctx.broker.publish(&channel(&state.id), payload).await {
+                tracing::warn!(match.id = %state.id, error = %err, "could not publish match state");
+            }
+        }
+        Err(err) => {
+            tracing::error!(match.id = %state.id, error = %err, "could not serialise match state")
+        }
+    }
+    if snap.row.awaiting_cpu {
+        ctx.signals.cpu.notify_one();
+    }
+    Ok(state)
+}
+
+/// Splits a published payload into its version and JSON.
+pub fn parse_payload(payload: &str) -> Option<(i32, &str)> {
+    let (version, json) = payload.split_once('\n')?;
+    Some((version.parse().ok()?, json))
+}
