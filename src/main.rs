@@ -72,6 +72,11 @@ enum AdminCommand {
     Seed(uttt::cli::seed::SeedArgs),
     /// Time every filter of the admin match history (p50/p95).
     BenchHistory(uttt::cli::history_bench::BenchHistoryArgs),
+    /// Time a ladder's leaderboard (p50/p95), optionally seeding rated players first.
+    BenchLeaderboard(uttt::cli::leaderboard_bench::BenchLeaderboardArgs),
+    /// Replay a ladder's rated matches in order and list every stored rating
+    /// that differs from the replay (exit status 1 when any does).
+    RecomputeRatings(uttt::cli::recompute::RecomputeArgs),
 }
 
 fn main() -> anyhow::Result<()> {
@@ -131,8 +136,20 @@ fn main() -> anyhow::Result<()> {
                     println!("{username} is now {}", role.as_str());
                     Ok(())
                 }
-                AdminCommand::Seed(args) => uttt::cli::seed::run(&db, &config.ladders, args, out),
+                AdminCommand::Seed(args) => {
+                    uttt::cli::seed::run(&db, &config.ladders, config.rating_growth, args, out)
+                }
                 AdminCommand::BenchHistory(args) => uttt::cli::history_bench::run(&db, args, out),
+                AdminCommand::BenchLeaderboard(args) => {
+                    uttt::cli::leaderboard_bench::run(&db, config.rating_growth, args, out)
+                }
+                AdminCommand::RecomputeRatings(args) => {
+                    let found = uttt::cli::recompute::run(&db, &config, args, out)?;
+                    if !found.differences.is_empty() {
+                        std::process::exit(1)
+                    }
+                    Ok(())
+                }
             }
         }
     }

@@ -3,8 +3,10 @@
 
 pub mod cpu_bench;
 pub mod history_bench;
+pub mod leaderboard_bench;
 pub mod pairing_bench;
 pub mod perft;
+pub mod recompute;
 pub mod replay;
 pub mod seed;
 pub mod selfplay;

@@ -1,6 +1,10 @@
 //! `uttt admin seed --matches N`: fills the configured database with
 //! synthetic finished matches (real random games, replayable), for measuring
 //! the admin history queries at scale. Rows are written in large batches.
+//! Once every match is written, the rated ones are applied to their
+//! ladders' ratings in the order they ended, as the server would have
+//! (deviations growing between games), so `uttt admin recompute-ratings`
+//! finds a seeded database consistent.
 
 use std::io::Write;
 use std::time::Instant;
@@ -8,13 +12,15 @@ use std::time::Instant;
 use diesel::{Connection, ExpressionMethods, RunQueryDsl};
 
 use crate::cpu::Rng;
+use crate::rating::Score;
+use crate::rating::ledger::Ledger;
 use crate::rules::{Depth, MoveList, Position, Seat, Status};
 use crate::service::matches::create::{self, NewMatch, SeatSpec};
 use crate::service::matches::record::{EndReason, MatchStatus, Mode, StoredSeat, seat_str};
 use crate::store::matches::{MatchRow, MoveRow};
 use crate::store::players::PlayerRow;
-use crate::store::ratings::RatingChangeRow;
-use crate::store::schema::{match_players, matches, moves, players, rating_changes};
+use crate::store::ratings::{RatingChangeRow, RatingRow};
+use crate::store::schema::{match_players, matches, moves, players, rating_changes, ratings};
 use crate::store::{Db, DbConnection};
 
 /// Arguments of `uttt admin seed`.
@@ -43,8 +49,10 @@ struct Batch {
     /// `(match, seat, player, created_at, mode)` of every seated player (all finished).
     seats: Vec<(String, &'static str, String, i64, String)>,
     moves: Vec<MoveRow>,
-    changes: Vec<RatingChangeRow>,
 }
+
+/// A rated result waiting for its ladder's replay: match, ladder, X, O, X's score, end.
+type RatedResult = (String, String, String, String, Score, i64);
 
 fn insert_chunked<T, F>(rows: &[T], columns: usize, mut insert: F) -> diesel::QueryResult<()>
 where
@@ -82,11 +90,6 @@ fn write(conn: &mut DbConnection, batch: &Batch) -> anyhow::Result<()> {
                 })?;
                 insert_chunked(&batch.moves, 7, |rows| {
                     diesel::insert_into(moves::table).values(rows).execute(c)
-                })?;
-                insert_chunked(&batch.changes, 12, |rows| {
-                    diesel::insert_into(rating_changes::table)
-                        .values(rows)
-                        .execute(c)
                 })
             })
         };
@@ -96,6 +99,82 @@ fn write(conn: &mut DbConnection, batch: &Batch) -> anyhow::Result<()> {
         DbConnection::Sqlite(lite) => bulk!(lite)?,
     }
     Ok(())
+}
+
+/// Applies the rated results to their ladders in the order they ended and
+/// writes every rating change and the resulting rating rows.
+fn write_ratings(
+    conn: &mut DbConnection,
+    mut results: Vec<RatedResult>,
+    growth: crate::rating::Growth,
+) -> anyhow::Result<usize> {
+    results.sort_by(|a, b| (a.5, &a.0).cmp(&(b.5, &b.0)));
+    let mut ledgers: std::collections::BTreeMap<String, Ledger> = Default::default();
+    let mut changes = Vec::with_capacity(2 * results.len());
+    for (id, ladder, x, o, x_score, at) in &results {
+        let ledger = ledgers
+            .entry(ladder.clone())
+            .or_insert_with(|| Ledger::new(growth));
+        let game = ledger.play(x, o, *x_score, *at);
+        for (seat, player, score, before, after) in [
+            ("x", x, *x_score, game.x_before, game.x_after),
+            ("o", o, x_score.opposite(), game.o_before, game.o_after),
+        ] {
+            changes.push(RatingChangeRow {
+                match_id: id.clone(),
+                seat: seat.into(),
+                player_id: player.clone(),
+                ladder: ladder.clone(),
+                score: score.value(),
+                rating_before: before.rating,
+                rating_after: after.rating,
+                deviation_before: before.deviation,
+                deviation_after: after.deviation,
+                volatility_before: before.volatility,
+                volatility_after: after.volatility,
+                created_at: *at,
+            });
+        }
+    }
+    let mut rows = Vec::new();
+    for (ladder, ledger) in &ledgers {
+        for (player, entry) in ledger.entries() {
+            let mut row = crate::service::ladders::initial_row(player, ladder, 0);
+            crate::service::ladders::restate(
+                &mut row,
+                entry.standing.rating,
+                entry.standing.rated_at.unwrap_or(0),
+                growth,
+            );
+            let count = |n: u32| i32::try_from(n).unwrap_or(i32::MAX);
+            (row.games, row.wins, row.losses, row.draws) = (
+                count(entry.games),
+                count(entry.wins),
+                count(entry.losses),
+                count(entry.draws),
+            );
+            rows.push(row);
+        }
+    }
+    macro_rules! bulk {
+        ($c:expr) => {
+            $c.transaction(|c| {
+                insert_chunked(&changes, 12, |chunk| {
+                    diesel::insert_into(rating_changes::table)
+                        .values(chunk)
+                        .execute(c)
+                })?;
+                insert_chunked(&rows, 15, |chunk: &[RatingRow]| {
+                    diesel::insert_into(ratings::table).values(chunk).execute(c)
+                })
+            })
+        };
+    }
+    match conn {
+        DbConnection::Pg(pg) => bulk!(pg)?,
+        DbConnection::Sqlite(lite) => bulk!(lite)?,
+    }
+    Ok(rows.len())
 }
 
 /// Plays a random game; returns the moves and how it ended.
@@ -121,6 +200,7 @@ fn random_game(depth: Depth, rng: &mut Rng) -> (Vec<crate::rules::Square>, Statu
 pub fn run(
     db: &Db,
     ladders: &[crate::config::LadderConfig],
+    growth: crate::rating::Growth,
     args: &SeedArgs,
     out: &mut impl Write,
 ) -> anyhow::Result<()> {
@@ -158,13 +238,13 @@ pub fn run(
     }
     writeln!(out, "{player_count} players")?;
     let mut done: u64 = 0;
+    let mut rated: Vec<RatedResult> = Vec::new();
     while done < args.matches {
         let n = (args.matches - done).min(args.batch as u64);
         let mut batch = Batch {
             matches: Vec::with_capacity(n as usize),
             seats: Vec::with_capacity(2 * n as usize),
             moves: Vec::new(),
-            changes: Vec::new(),
         };
         for _ in 0..n {
             let kind = rng.below(100);
@@ -241,28 +321,19 @@ pub fn run(
             row.finished_at = Some(created_at + 5_000 * (played.len() as i64 + 1));
             row.version = row.ply + 2;
             if row.rated {
-                let score = match winner {
-                    Some(Seat::X) => 1.0,
-                    Some(Seat::O) => 0.0,
-                    None => 0.5,
+                let x_score = match winner {
+                    Some(Seat::X) => Score::Win,
+                    Some(Seat::O) => Score::Loss,
+                    None => Score::Draw,
                 };
-                for (seat, player, s) in [("x", &x, score), ("o", &o, 1.0 - score)] {
-                    let before = 1300.0 + rng.below(500) as f64;
-                    batch.changes.push(RatingChangeRow {
-                        match_id: row.id.to_string(),
-                        seat: seat.into(),
-                        player_id: player.clone(),
-                        ladder: row.ladder.clone().unwrap_or_default(),
-                        score: s,
-                        rating_before: before,
-                        rating_after: before + (s - 0.5) * 20.0,
-                        deviation_before: 90.0,
-                        deviation_after: 88.0,
-                        volatility_before: 0.06,
-                        volatility_after: 0.06,
-                        created_at: row.finished_at.unwrap_or(created_at),
-                    });
-                }
+                rated.push((
+                    row.id.to_string(),
+                    row.ladder.clone().unwrap_or_default(),
+                    x.clone(),
+                    o.clone(),
+                    x_score,
+                    row.finished_at.unwrap_or(created_at),
+                ));
             }
             for (seat, player) in [("x", &row.x_player_id), ("o", &row.o_player_id)] {
                 if let Some(player) = player {
@@ -287,6 +358,13 @@ pub fn run(
             )?;
         }
     }
+    let rated_count = rated.len();
+    let rating_rows = write_ratings(&mut conn, rated, growth)?;
+    writeln!(
+        out,
+        "{rated_count} rated results applied: {rating_rows} ratings ({:.0} s)",
+        started.elapsed().as_secs_f64()
+    )?;
     writeln!(
         out,
         "seeded {} matches in {:.1} s",

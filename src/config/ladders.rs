@@ -1,4 +1,5 @@
-//! Ladders (`UTTT_LADDERS` adds to the defaults) and matchmaking's timing.
+//! Ladders (`UTTT_LADDERS` adds to the defaults), matchmaking's timing and how
+//! fast rating deviations grow between games.
 
 use std::time::Duration;
 
@@ -151,4 +152,19 @@ pub(super) fn ladders(text: Option<String>) -> Result<Vec<LadderConfig>, ConfigE
         }
     }
     Ok(all)
+}
+
+/// `UTTT_RATING_PERIODS_PER_DAY`: unset gives the default growth.
+pub(super) fn rating_growth(text: Option<String>) -> Result<crate::rating::Growth, ConfigError> {
+    let Some(text) = text else {
+        return Ok(crate::rating::Growth::default());
+    };
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .and_then(crate::rating::Growth::new)
+        .ok_or_else(|| ConfigError {
+            name: "UTTT_RATING_PERIODS_PER_DAY",
+            message: format!("expected a number of rating periods a day (0 or more), got `{text}`"),
+        })
 }

@@ -14,8 +14,8 @@ mod workers;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use ladders::ladders;
 pub use ladders::{LadderConfig, MatchmakingConfig, default_ladders};
+use ladders::{ladders, rating_growth};
 pub use network::{IpNet, ProxyTrust, RateLimit, RateLimits};
 pub use secrets::{MIN_JWT_SECRET_BYTES, check_jwt_secret};
 use workers::workers;
@@ -99,6 +99,8 @@ pub struct Config {
     pub ladders: Vec<LadderConfig>,
     /// Matchmaking windows and timing.
     pub matchmaking: MatchmakingConfig,
+    /// How fast rating deviations grow between games (`UTTT_RATING_PERIODS_PER_DAY`).
+    pub rating_growth: crate::rating::Growth,
 }
 
 impl Config {
@@ -272,6 +274,7 @@ impl Config {
             },
             http_workers: usize::try_from(number(&get, "UTTT_HTTP_WORKERS", cores as u64)?.max(1))
                 .unwrap_or(cores),
+            rating_growth: rating_growth(get("UTTT_RATING_PERIODS_PER_DAY"))?,
         })
     }
 }

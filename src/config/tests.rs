@@ -272,6 +272,18 @@ fn every_variable_is_in_the_readme_table_and_compose_sets_only_known_ones() {
 }
 
 #[test]
+fn rating_periods_per_day_default_to_lichess_and_refuse_negatives() {
+    assert_eq!(
+        config(&[]).unwrap().rating_growth.periods_per_day(),
+        0.21436
+    );
+    let c = config(&[("UTTT_RATING_PERIODS_PER_DAY", "1.5")]).unwrap();
+    assert_eq!(c.rating_growth.periods_per_day(), 1.5);
+    let err = config(&[("UTTT_RATING_PERIODS_PER_DAY", "-1")]).unwrap_err();
+    assert_eq!(err.name, "UTTT_RATING_PERIODS_PER_DAY");
+}
+
+#[test]
 fn a_bad_value_names_the_variable() {
     let err = config(&[("UTTT_ACCESS_TOKEN_TTL_SECS", "soon")]).unwrap_err();
     assert_eq!(err.name, "UTTT_ACCESS_TOKEN_TTL_SECS");

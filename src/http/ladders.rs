@@ -8,10 +8,10 @@ use super::auth::Authenticated;
 use super::json::JsonBody;
 use super::problem::{Problem, ProblemBody};
 use super::query::{Pagination, QueryParams};
-use crate::service::ladders::{self, LadderInfo, LeaderEntry, Profile};
-use crate::service::matches::Page;
+use crate::service::ladders::{self, LadderInfo, Leaderboard, Profile, RatingHistory};
 use crate::service::matchmaking::{self, TicketView};
-use crate::service::{Context, Error, FieldError};
+use crate::service::versus::{self, Versus};
+use crate::service::{Context, Error, FieldError, cursor};
 
 /// The configured ladders.
 #[utoipa::path(
@@ -23,8 +23,10 @@ pub async fn list(ctx: web::Data<Context>) -> HttpResponse {
     HttpResponse::Ok().json(ladders::list(&ctx))
 }
 
-/// A ladder's leaderboard: established players (deviation ≤ 110) by rating,
-/// then provisional ones by rating; players with no rated game are not listed.
+/// A ladder's leaderboard: the players established as of `as_of` (their
+/// deviation, grown by inactivity since their last rated game, at most 110),
+/// by rating. Provisional players are not ranked: a player who stops playing
+/// drops off until they play again. Later pages keep the first page's `as_of`.
 /// `players=humans` or `players=bots` lists only those (ranks count within the list).
 #[utoipa::path(
     tag = "ladders",
@@ -34,7 +36,7 @@ pub async fn list(ctx: web::Data<Context>) -> HttpResponse {
         Pagination
     ),
     responses(
-        (status = 200, description = "A page of the leaderboard", body = Page<LeaderEntry>),
+        (status = 200, description = "A page of the leaderboard", body = Leaderboard),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`", body = ProblemBody, content_type = "application/problem+json"),
     )
@@ -161,4 +163,61 @@ pub async fn profile(
 ) -> Result<HttpResponse, Problem> {
     let profile = ladders::profile(&ctx, username.into_inner()).await?;
     Ok(HttpResponse::Ok().json(profile))
+}
+
+/// A player's rating on one ladder as of now (deviation grown since their
+/// last rated game) and the rating and deviation after every rated game, oldest first.
+#[utoipa::path(
+    tag = "ladders",
+    params(
+        ("username" = String, Path, description = "Username (any case)"),
+        ("ladder" = String, Path, description = "Ladder id"),
+    ),
+    responses(
+        (status = 200, description = "The rating and its history", body = RatingHistory),
+        (status = 404, description = "`not_found`: no such player or ladder", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/{username}/ratings/{ladder}")]
+pub async fn rating_history(
+    ctx: web::Data<Context>,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, Problem> {
+    let (username, ladder) = path.into_inner();
+    Ok(HttpResponse::Ok().json(ladders::history(&ctx, username, ladder).await?))
+}
+
+/// Head-to-head: wins, draws and losses of `a` against `b` over every
+/// finished match between them, from a's side, with a page of those
+/// matches (newest first; `limit` and `cursor` page the matches).
+#[utoipa::path(
+    tag = "ladders",
+    security(("bearer" = [])),
+    params(
+        ("a" = String, Path, description = "Username (any case) whose side the record is from"),
+        ("b" = String, Path, description = "The opponent's username (any case)"),
+        Pagination,
+    ),
+    responses(
+        (status = 200, description = "The record and a page of matches", body = Versus),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found`: no such player", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/{a}/versus/{b}")]
+pub async fn head_to_head(
+    ctx: web::Data<Context>,
+    _viewer: Authenticated,
+    path: web::Path<(String, String)>,
+    query: QueryParams,
+) -> Result<HttpResponse, Problem> {
+    let mut errors = Vec::new();
+    let page = query.pagination(&mut errors);
+    let after = page.cursor(cursor::decode_keyset, &mut errors);
+    if !errors.is_empty() {
+        return Err(Error::Validation(errors).into());
+    }
+    let (a, b) = path.into_inner();
+    Ok(HttpResponse::Ok().json(versus::versus(&ctx, a, b, after, page.limit).await?))
 }

@@ -85,7 +85,9 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
         .service(
             scope::scope("/api/v1/players")
                 .service(ladders::profile)
-                .service(admin::player_matches),
+                .service(admin::player_matches)
+                .service(ladders::rating_history)
+                .service(ladders::head_to_head),
         )
         .service(
             scope::scope("/api/v1/admin")

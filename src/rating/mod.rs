@@ -4,6 +4,11 @@
 //! [`update`] is called with a single game; it accepts any number of games so
 //! that the paper's worked example can be checked exactly.
 
+pub mod growth;
+pub mod ledger;
+
+pub use growth::Growth;
+
 /// Ratings a new player starts with.
 pub const INITIAL: Rating = Rating {
     rating: 1500.0,
@@ -158,6 +163,53 @@ pub fn after_game(x: Rating, o: Rating, x_score: Score) -> (Rating, Rating) {
         update(x, &[(o, x_score)], TAU),
         update(o, &[(x, x_score.opposite())], TAU),
     )
+}
+
+/// A player's rating as stored, with the end of their last rated game on
+/// the ladder (`None`: never played), from which the deviation grows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Standing {
+    /// The rating after the last rated game.
+    pub rating: Rating,
+    /// When that game ended (epoch ms).
+    pub rated_at: Option<i64>,
+}
+
+impl Default for Standing {
+    fn default() -> Self {
+        Standing {
+            rating: INITIAL,
+            rated_at: None,
+        }
+    }
+}
+
+/// Both players' ratings around one rated game.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RatedGame {
+    /// X before the game: the stored rating with its deviation grown to the game's end.
+    pub x_before: Rating,
+    /// O before the game.
+    pub o_before: Rating,
+    /// X after.
+    pub x_after: Rating,
+    /// O after.
+    pub o_after: Rating,
+}
+
+/// One rated game ending at `at` (RULES.md, "Ratings over time"): each
+/// player's deviation first grows for the time since their last game, then
+/// the game is one Glicko-2 rating period for both.
+pub fn rated_game(x: Standing, o: Standing, x_score: Score, at: i64, growth: Growth) -> RatedGame {
+    let x_before = growth.as_of(x.rating, x.rated_at, at);
+    let o_before = growth.as_of(o.rating, o.rated_at, at);
+    let (x_after, o_after) = after_game(x_before, o_before, x_score);
+    RatedGame {
+        x_before,
+        o_before,
+        x_after,
+        o_after,
+    }
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 use crate::rules::{Depth, Square};
 use crate::store::history::{self, MatchFilter};
 use crate::store::matches::{self as store, MatchRow, MoveRow};
+use crate::store::ratings::RatingChangeRow;
 use crate::store::{DbConnection, players, ratings};
 use crate::time::rfc3339;
 
@@ -196,8 +197,9 @@ pub struct AdminMove {
     pub by_cpu: bool,
 }
 
-/// One player's rating change, in full.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+/// One player's rating change, in full. `before` is the rating as the
+/// game found it: the deviation grown since the player's previous rated game.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq)]
 pub struct AdminRatingChange {
     /// `x` or `o`.
     pub seat: String,
@@ -266,21 +268,28 @@ pub async fn detail(ctx: &Context, id: String) -> Result<AdminMatchDetail> {
     Ok(AdminMatchDetail {
         state: matches::render(ctx, &snap).await?,
         moves: admin_moves(depth, &moves),
-        rating_changes: changes
-            .into_iter()
-            .map(|c| AdminRatingChange {
-                seat: c.seat,
-                player_id: c.player_id,
-                score: c.score,
-                rating_before: c.rating_before,
-                rating_after: c.rating_after,
-                deviation_before: c.deviation_before,
-                deviation_after: c.deviation_after,
-                volatility_before: c.volatility_before,
-                volatility_after: c.volatility_after,
-            })
-            .collect(),
+        rating_changes: changes.into_iter().map(admin_change).collect(),
     })
+}
+
+impl From<RatingChangeRow> for AdminRatingChange {
+    fn from(c: RatingChangeRow) -> Self {
+        admin_change(c)
+    }
+}
+
+fn admin_change(c: RatingChangeRow) -> AdminRatingChange {
+    AdminRatingChange {
+        seat: c.seat,
+        player_id: c.player_id,
+        score: c.score,
+        rating_before: c.rating_before,
+        rating_after: c.rating_after,
+        deviation_before: c.deviation_before,
+        deviation_after: c.deviation_after,
+        volatility_before: c.volatility_before,
+        volatility_after: c.volatility_after,
+    }
 }
 
 /// A player found by the admin search.
@@ -372,6 +381,10 @@ pub struct ExportRecord {
     pub finished_at: Option<String>,
     /// The moves in text notation.
     pub moves: String,
+    /// What a rated match did to both players' ratings (X's first), so a
+    /// ladder's ratings can be recomputed from the history; empty otherwise.
+    #[serde(default)]
+    pub rating_changes: Vec<AdminRatingChange>,
 }
 
 /// The text notation of a move list.
@@ -408,11 +421,21 @@ pub async fn export_batch(
             for m in history::moves_of(conn, &ids)? {
                 moves.entry(m.match_id).or_default().push(m.square);
             }
+            let mut changes: HashMap<String, Vec<AdminRatingChange>> = HashMap::new();
+            for c in ratings::changes_of_matches(conn, &ids)? {
+                changes
+                    .entry(c.match_id.clone())
+                    .or_default()
+                    .push(admin_change(c));
+            }
             let mut lines = Vec::with_capacity(rows.len());
             for row in &rows {
                 let m = admin_match(row, &names)?;
                 let depth = row.depth()?;
+                let mut rating_changes = changes.remove(row.id.as_str()).unwrap_or_default();
+                rating_changes.sort_by(|a, b| b.seat.cmp(&a.seat));
                 let record = ExportRecord {
+                    rating_changes,
                     moves: moves_text(
                         depth,
                         moves

@@ -8,7 +8,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::config::LadderConfig;
-use crate::rating::{self, Rating, Score};
+use crate::rating::{self, Growth, Rating, Score, Standing};
 use crate::rules::Seat;
 use crate::store::ratings::{self, RatingChangeRow, RatingRow};
 use crate::store::{DbConnection, players};
@@ -17,7 +17,6 @@ use crate::time::{Millis, rfc3339};
 use super::cursor;
 use super::matches::record::seat_str;
 use super::matches::state::{RatingChange, RatingChanges, TimeControlBody};
-use super::page::Page;
 use super::{Context, Error, Result};
 
 /// A ladder as clients see it.
@@ -81,12 +80,23 @@ fn shown(value: f64) -> f64 {
     (value * 100.0).round() / 100.0
 }
 
-fn ladder_rating(row: &RatingRow) -> LadderRating {
+/// A stored rating as of `now`: the deviation grown since the last rated
+/// game, and whether that makes it provisional (RULES.md, "Ratings over time").
+pub fn as_of_row(row: &RatingRow, growth: Growth, now: Millis) -> (Rating, bool) {
+    let stored = as_rating(row);
+    (
+        growth.as_of(stored, row.rated_at, now),
+        growth.provisional_at(stored, row.rated_at, now),
+    )
+}
+
+fn ladder_rating(row: &RatingRow, growth: Growth, now: Millis) -> LadderRating {
+    let (current, provisional) = as_of_row(row, growth, now);
     LadderRating {
         ladder: row.ladder.clone(),
-        rating: shown(row.rating),
-        deviation: shown(row.deviation),
-        provisional: !row.established,
+        rating: shown(current.rating),
+        deviation: shown(current.deviation),
+        provisional,
         games: count(row.games),
         wins: count(row.wins),
         losses: count(row.losses),
@@ -115,6 +125,8 @@ pub fn initial_row(player_id: &str, ladder: &str, now: Millis) -> RatingRow {
         last_x_at: None,
         last_opponent_id: None,
         updated_at: now,
+        rated_at: None,
+        established_until: None,
     }
 }
 
@@ -132,7 +144,8 @@ pub fn ensure(
     ratings::get(conn, player_id, ladder)?.ok_or(Error::Internal("rating row vanished".into()))
 }
 
-/// The player's standing on every configured ladder (the initial rating where they have not played).
+/// The player's standing on every configured ladder as of now (the initial
+/// rating where they have not played).
 ///
 /// # Errors
 /// Store failures.
@@ -141,13 +154,14 @@ pub async fn ratings_of(ctx: &Context, player_id: String) -> Result<Vec<LadderRa
         .db
         .run(move |conn| ratings::for_player(conn, &player_id))
         .await?;
+    let (growth, now) = (ctx.config.rating_growth, ctx.time.now_ms());
     Ok(ctx
         .config
         .ladders
         .iter()
         .map(|l| match rows.iter().find(|r| r.ladder == l.id) {
-            Some(row) => ladder_rating(row),
-            None => ladder_rating(&initial_row("", &l.id, 0)),
+            Some(row) => ladder_rating(row, growth, now),
+            None => ladder_rating(&initial_row("", &l.id, 0), growth, now),
         })
         .collect())
 }
@@ -160,28 +174,52 @@ fn as_rating(row: &RatingRow) -> Rating {
     }
 }
 
-fn apply(row: &mut RatingRow, after: Rating, score: Score, now: Millis) {
-    row.rating = after.rating;
-    row.deviation = after.deviation;
-    row.volatility = after.volatility;
-    row.established = !after.provisional();
+/// Stores `rating` as the result of a rated game that ended at `at`: the
+/// deviation grows from then, and the leaderboard lists the player until
+/// the grown deviation passes 110.
+pub fn restate(row: &mut RatingRow, rating: Rating, at: Millis, growth: Growth) {
+    row.rating = rating.rating;
+    row.deviation = rating.deviation;
+    row.volatility = rating.volatility;
+    row.established = !rating.provisional();
+    row.rated_at = Some(at);
+    row.established_until = growth.established_until(rating, at);
+    row.updated_at = at;
+}
+
+/// The stored rating and the time its deviation grows from.
+pub fn standing(row: &RatingRow) -> Standing {
+    Standing {
+        rating: as_rating(row),
+        rated_at: row.rated_at,
+    }
+}
+
+fn apply(row: &mut RatingRow, after: Rating, score: Score, now: Millis, growth: Growth) {
+    restate(row, after, now, growth);
     row.games += 1;
     match score {
         Score::Win => row.wins += 1,
         Score::Loss => row.losses += 1,
         Score::Draw => row.draws += 1,
     }
-    row.updated_at = now;
 }
 
 /// Applies the result of a finished rated match to both players' ratings,
-/// inside the transaction that finished it. Rows are locked in player-id
-/// order so two results never deadlock; the changes are recorded (and the
-/// record's primary key refuses a second application).
+/// inside the transaction that finished it. Each update starts from the
+/// ratings as of `now` (deviations grown since each player's last game).
+/// Rows are locked in player-id order so two results never deadlock; the
+/// changes are recorded (and the record's primary key refuses a second
+/// application).
 ///
 /// # Errors
 /// Store failures.
-pub fn apply_result(conn: &mut DbConnection, game: &FinishedMatch<'_>, now: Millis) -> Result<()> {
+pub fn apply_result(
+    conn: &mut DbConnection,
+    game: &FinishedMatch<'_>,
+    now: Millis,
+    growth: Growth,
+) -> Result<()> {
     let FinishedMatch {
         id,
         ladder,
@@ -211,8 +249,9 @@ pub fn apply_result(conn: &mut DbConnection, game: &FinishedMatch<'_>, now: Mill
         Some(Seat::O) => Score::Loss,
         None => Score::Draw,
     };
-    let (x_before, o_before) = (as_rating(&x_row), as_rating(&o_row));
-    let (x_after, o_after) = rating::after_game(x_before, o_before, x_score);
+    let game = rating::rated_game(standing(&x_row), standing(&o_row), x_score, now, growth);
+    let (x_before, o_before, x_after, o_after) =
+        (game.x_before, game.o_before, game.x_after, game.o_after);
     for (seat, rating_row, before, after, score) in [
         (Seat::X, &x_row, x_before, x_after, x_score),
         (Seat::O, &o_row, o_before, o_after, x_score.opposite()),
@@ -235,8 +274,8 @@ pub fn apply_result(conn: &mut DbConnection, game: &FinishedMatch<'_>, now: Mill
             },
         )?;
     }
-    apply(&mut x_row, x_after, x_score, now);
-    apply(&mut o_row, o_after, x_score.opposite(), now);
+    apply(&mut x_row, x_after, x_score, now, growth);
+    apply(&mut o_row, o_after, x_score.opposite(), now, growth);
     ratings::save(conn, &x_row)?;
     ratings::save(conn, &o_row)?;
     tracing::info!(match.id = %id, ladder, x.after = x_after.rating, o.after = o_after.rating, "ratings updated");
@@ -315,6 +354,70 @@ pub fn changes_of(conn: &mut DbConnection, match_id: &str) -> Result<Option<Rati
     })
 }
 
+/// One rated game in a player's rating history.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct HistoryPoint {
+    /// When the game ended (RFC 3339).
+    pub at: String,
+    /// The rating after it.
+    pub rating: f64,
+    /// The deviation after it.
+    pub deviation: f64,
+    /// The match.
+    pub match_id: String,
+}
+
+/// A player's rating on one ladder as of now, and how it got there.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RatingHistory {
+    /// Rating now.
+    pub rating: f64,
+    /// Deviation now (grown since the last rated game).
+    pub deviation: f64,
+    /// While the deviation now is above 110.
+    pub provisional: bool,
+    /// Rated games played.
+    pub games: u32,
+    /// Every rated game, oldest first.
+    pub history: Vec<HistoryPoint>,
+}
+
+/// The rating history of the player called `username` (any case) on `ladder`.
+///
+/// # Errors
+/// `NotFound` for an unknown player or ladder; store failures.
+pub async fn history(ctx: &Context, username: String, ladder: String) -> Result<RatingHistory> {
+    if ctx.config.ladder(&ladder).is_none() {
+        return Err(Error::NotFound("ladder"));
+    }
+    let (row, changes) = ctx
+        .db
+        .run(move |conn| -> Result<_> {
+            let player = players::by_username(conn, &username)?.ok_or(Error::NotFound("player"))?;
+            let row = ratings::get(conn, &player.id, &ladder)?
+                .unwrap_or_else(|| initial_row(&player.id, &ladder, 0));
+            Ok((row, ratings::history(conn, &player.id, &ladder)?))
+        })
+        .await?;
+    let now = ctx.time.now_ms();
+    let current = ladder_rating(&row, ctx.config.rating_growth, now);
+    Ok(RatingHistory {
+        rating: current.rating,
+        deviation: current.deviation,
+        provisional: current.provisional,
+        games: current.games,
+        history: changes
+            .into_iter()
+            .map(|c| HistoryPoint {
+                at: rfc3339(c.created_at),
+                rating: shown(c.rating_after),
+                deviation: shown(c.deviation_after),
+                match_id: c.match_id,
+            })
+            .collect(),
+    })
+}
+
 /// A player as a leaderboard lists them.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct LeaderPlayer {
@@ -326,7 +429,7 @@ pub struct LeaderPlayer {
     pub bot: bool,
 }
 
-/// One leaderboard row.
+/// One leaderboard row: an established player, their rating as of the board's `as_of`.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct LeaderEntry {
     /// 1-based position on the board.
@@ -335,9 +438,9 @@ pub struct LeaderEntry {
     pub player: LeaderPlayer,
     /// Rating.
     pub rating: f64,
-    /// Rating deviation.
+    /// Rating deviation as of `as_of` (grown since the last rated game), at most 110.
     pub deviation: f64,
-    /// Deviation above 110: provisional players are listed after all established ones.
+    /// Always `false`: only established players are ranked.
     pub provisional: bool,
     /// Rated games.
     pub games: u32,
@@ -349,15 +452,28 @@ pub struct LeaderEntry {
     pub draws: u32,
 }
 
-/// A leaderboard cursor: the keyset of the last row and its rank.
-pub type LeaderCursor = (bool, f64, String, u32);
+/// A page of a leaderboard.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Leaderboard {
+    /// The ranked players.
+    pub items: Vec<LeaderEntry>,
+    /// Pass as `cursor` for the next page; `null` on the last one. Later
+    /// pages keep the first page's `as_of`, so a board reads consistently.
+    pub next_cursor: Option<String>,
+    /// The time the board is computed for: who is established, and every
+    /// deviation, as of then.
+    pub as_of: String,
+}
+
+/// A leaderboard cursor: the keyset of the last row, its rank and the board's time.
+pub type LeaderCursor = (f64, String, u32, Millis);
 
 /// Encodes a leaderboard cursor.
 pub fn encode_leader_cursor(c: &LeaderCursor) -> String {
     cursor::encode(&[
-        if c.0 { "1" } else { "0" },
-        &c.1.to_bits().to_string(),
-        &c.2,
+        &c.0.to_bits().to_string(),
+        &c.1,
+        &c.2.to_string(),
         &c.3.to_string(),
     ])
 }
@@ -365,22 +481,18 @@ pub fn encode_leader_cursor(c: &LeaderCursor) -> String {
 /// Decodes a leaderboard cursor.
 pub fn decode_leader_cursor(text: &str) -> Option<LeaderCursor> {
     let parts = cursor::decode(text, 4)?;
-    let established = match parts[0].as_str() {
-        "1" => true,
-        "0" => false,
-        _ => return None,
-    };
-    let rating = f64::from_bits(parts[1].parse().ok()?);
+    let rating = f64::from_bits(parts[0].parse().ok()?);
     Some((
-        established,
         rating,
-        parts[2].clone(),
+        parts[1].clone(),
+        parts[2].parse().ok()?,
         parts[3].parse().ok()?,
     ))
 }
 
-/// A page of a ladder's leaderboard: established players first, then
-/// provisional ones, each by rating; players without a rated game are not listed.
+/// A page of a ladder's leaderboard: players established now (deviation,
+/// grown by inactivity, at most 110) by rating; provisional players and
+/// players without a rated game are not listed.
 ///
 /// # Errors
 /// `NotFound` for an unknown ladder; store failures.
@@ -390,49 +502,53 @@ pub async fn leaderboard(
     after: Option<LeaderCursor>,
     bots: Option<bool>,
     limit: u32,
-) -> Result<Page<LeaderEntry>> {
+) -> Result<Leaderboard> {
     if ctx.config.ladder(&ladder).is_none() {
         return Err(Error::NotFound("ladder"));
     }
-    let start_rank = after.as_ref().map_or(0, |c| c.3);
-    let keyset = after.map(|c| (c.0, c.1, c.2));
+    let growth = ctx.config.rating_growth;
+    let as_of = after.as_ref().map_or_else(|| ctx.time.now_ms(), |c| c.3);
+    let start_rank = after.as_ref().map_or(0, |c| c.2);
+    let keyset = after.map(|c| (c.0, c.1));
     let fetch = i64::from(limit) + 1;
     let mut rows = ctx
         .db
-        .run(move |conn| ratings::leaderboard(conn, &ladder, keyset, bots, fetch))
+        .run(move |conn| ratings::leaderboard(conn, &ladder, as_of, keyset, bots, fetch))
         .await?;
     let more = rows.len() > limit as usize;
     rows.truncate(limit as usize);
     let items: Vec<LeaderEntry> = rows
         .iter()
         .zip(start_rank + 1..)
-        .map(|((r, username, bot), rank)| LeaderEntry {
-            rank,
-            player: LeaderPlayer {
-                id: r.player_id.clone(),
-                username: username.clone(),
-                bot: *bot,
-            },
-            rating: shown(r.rating),
-            deviation: shown(r.deviation),
-            provisional: !r.established,
-            games: count(r.games),
-            wins: count(r.wins),
-            losses: count(r.losses),
-            draws: count(r.draws),
+        .map(|((r, username, bot), rank)| {
+            let (current, provisional) = as_of_row(r, growth, as_of);
+            LeaderEntry {
+                rank,
+                player: LeaderPlayer {
+                    id: r.player_id.clone(),
+                    username: username.clone(),
+                    bot: *bot,
+                },
+                rating: shown(current.rating),
+                deviation: shown(current.deviation),
+                provisional,
+                games: count(r.games),
+                wins: count(r.wins),
+                losses: count(r.losses),
+                draws: count(r.draws),
+            }
         })
         .collect();
     let next_cursor = more
         .then(|| {
             rows.last().map(|(r, _, _)| {
-                encode_leader_cursor(&(
-                    r.established,
-                    r.rating,
-                    r.player_id.clone(),
-                    start_rank + limit,
-                ))
+                encode_leader_cursor(&(r.rating, r.player_id.clone(), start_rank + limit, as_of))
             })
         })
         .flatten();
-    Ok(Page { items, next_cursor })
+    Ok(Leaderboard {
+        items,
+        next_cursor,
+        as_of: rfc3339(as_of),
+    })
 }

@@ -17,10 +17,12 @@ pub mod matches;
 pub mod matchmaking;
 pub mod page;
 pub mod passwords;
+pub mod recompute;
 pub mod rooms;
 pub mod sessions;
 pub mod streams;
 pub mod tokens;
+pub mod versus;
 
 pub use context::{Context, Shutdown, Signals};
 pub use error::{ConflictCode, Error, FieldError, Result};

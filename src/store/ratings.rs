@@ -2,7 +2,8 @@
 
 use diesel::prelude::*;
 
-use super::schema::{players, rating_changes, ratings};
+use super::kinds::{MatchId, MatchStatus, StoredSeat};
+use super::schema::{matches, players, rating_changes, ratings};
 use super::{DbConnection, StoreError};
 
 /// A player's rating on one ladder.
@@ -35,6 +36,11 @@ pub struct RatingRow {
     pub last_opponent_id: Option<String>,
     /// Epoch ms.
     pub updated_at: i64,
+    /// When the player's last rated game here ended (epoch ms); the deviation grows from then.
+    pub rated_at: Option<i64>,
+    /// The last instant at which the grown deviation is at most 110 (`None`:
+    /// provisional, or never played); the leaderboard's membership test.
+    pub established_until: Option<i64>,
 }
 
 /// One player's part of a rated result.
@@ -181,16 +187,19 @@ pub fn changes(
 /// A leaderboard row: the rating, the player's name and whether they are a bot.
 pub type LeaderRow = (RatingRow, String, bool);
 
-/// A page of a ladder's leaderboard: established players first, then
-/// provisional ones, each by rating (highest first), after the keyset `after`;
-/// only bots or only humans when `bots` says so.
+/// A page of a ladder's leaderboard: players established at `as_of` (their
+/// `established_until` not before it), by rating (highest first), after the
+/// keyset `(rating, player id)`. The index `ratings_leaderboard` walks the
+/// rating order and tests `established_until` on the index entry itself.
+/// Only bots or only humans when `bots` says so.
 ///
 /// # Errors
 /// Database errors.
 pub fn leaderboard(
     conn: &mut DbConnection,
     ladder: &str,
-    after: Option<(bool, f64, String)>,
+    as_of: i64,
+    after: Option<(f64, String)>,
     bots: Option<bool>,
     limit: i64,
 ) -> Result<Vec<LeaderRow>, StoreError> {
@@ -198,27 +207,115 @@ pub fn leaderboard(
         .inner_join(players::table)
         .filter(ratings::ladder.eq(ladder.to_owned()))
         .filter(ratings::games.gt(0))
-        .order((
-            ratings::established.desc(),
-            ratings::rating.desc(),
-            ratings::player_id.asc(),
-        ))
+        .filter(ratings::established_until.ge(as_of))
+        .order((ratings::rating.desc(), ratings::player_id.asc()))
         .select((RatingRow::as_select(), players::username, players::bot))
         .limit(limit)
         .into_boxed();
     if let Some(bots) = bots {
         query = query.filter(players::bot.eq(bots));
     }
-    if let Some((established, rating, player)) = after {
-        query = query.filter(
-            ratings::established
-                .lt(established)
-                .or(ratings::established.eq(established).and(
-                    ratings::rating.lt(rating).or(ratings::rating
-                        .eq(rating)
-                        .and(ratings::player_id.gt(player))),
-                )),
+    if let Some((rating, player)) = after {
+        // `rating <= r` is the index range that starts the walk at the
+        // cursor (the OR alone would be a filter over every earlier entry).
+        query = query.filter(ratings::rating.le(rating)).filter(
+            ratings::rating.lt(rating).or(ratings::rating
+                .eq(rating)
+                .and(ratings::player_id.gt(player))),
         );
     }
     Ok(query.load(conn)?)
+}
+
+/// Every rating change of a player on a ladder, oldest first.
+///
+/// # Errors
+/// Database errors.
+pub fn history(
+    conn: &mut DbConnection,
+    player_id: &str,
+    ladder: &str,
+) -> Result<Vec<RatingChangeRow>, StoreError> {
+    Ok(rating_changes::table
+        .filter(rating_changes::player_id.eq(player_id))
+        .filter(rating_changes::ladder.eq(ladder))
+        .order((
+            rating_changes::created_at.asc(),
+            rating_changes::match_id.asc(),
+        ))
+        .select(RatingChangeRow::as_select())
+        .load(conn)?)
+}
+
+/// Every rating row of a ladder.
+///
+/// # Errors
+/// Database errors.
+pub fn ladder_rows(conn: &mut DbConnection, ladder: &str) -> Result<Vec<RatingRow>, StoreError> {
+    Ok(ratings::table
+        .filter(ratings::ladder.eq(ladder))
+        .select(RatingRow::as_select())
+        .load(conn)?)
+}
+
+/// A finished rated match as a ratings replay needs it.
+pub type RatedResult = (
+    MatchId,
+    Option<String>,
+    Option<String>,
+    Option<StoredSeat>,
+    Option<i64>,
+);
+
+/// Finished rated matches of a ladder in the order their results were
+/// applied (end time, then id), strictly after the keyset `after`:
+/// `(id, x player, o player, winner, finished_at)`.
+///
+/// # Errors
+/// Database errors.
+pub fn rated_results(
+    conn: &mut DbConnection,
+    ladder: &str,
+    after: Option<(i64, String)>,
+    limit: i64,
+) -> Result<Vec<RatedResult>, StoreError> {
+    let mut query = matches::table
+        .filter(matches::ladder.eq(ladder.to_owned()))
+        .filter(matches::rated.eq(true))
+        .filter(matches::status.eq(MatchStatus::Finished))
+        .order((matches::finished_at.asc(), matches::id.asc()))
+        .select((
+            matches::id,
+            matches::x_player_id,
+            matches::o_player_id,
+            matches::winner,
+            matches::finished_at,
+        ))
+        .limit(limit)
+        .into_boxed();
+    if let Some((at, id)) = after {
+        query = query.filter(
+            matches::finished_at
+                .gt(at)
+                .or(matches::finished_at.eq(at).and(matches::id.gt(id))),
+        );
+    }
+    Ok(query.load(conn)?)
+}
+
+/// The rating changes of several matches.
+///
+/// # Errors
+/// Database errors.
+pub fn changes_of_matches(
+    conn: &mut DbConnection,
+    match_ids: &[String],
+) -> Result<Vec<RatingChangeRow>, StoreError> {
+    if match_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(rating_changes::table
+        .filter(rating_changes::match_id.eq_any(match_ids))
+        .select(RatingChangeRow::as_select())
+        .load(conn)?)
 }

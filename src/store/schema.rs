@@ -112,6 +112,8 @@ diesel::table! {
         last_x_at -> Nullable<BigInt>,
         last_opponent_id -> Nullable<Text>,
         updated_at -> BigInt,
+        rated_at -> Nullable<BigInt>,
+        established_until -> Nullable<BigInt>,
     }
 }
 

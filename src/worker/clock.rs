@@ -12,10 +12,10 @@ const BATCH: i64 = 100;
 /// # Errors
 /// Store failures.
 pub async fn tick(ctx: &Context) -> Result<usize> {
-    let now = ctx.time.now_ms();
+    let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let ended = ctx
         .db
-        .write(move |conn| play::sweep_lapsed(conn, now, BATCH))
+        .write(move |conn| play::sweep_lapsed(conn, now, BATCH, growth))
         .await?;
     for snap in &ended {
         tracing::info!(match.id = %snap.row.id, "match ended on time");

@@ -14,7 +14,7 @@ use crate::support::{Player, TestApp};
 
 const DAY: i64 = 24 * 3600 * 1000;
 
-async fn admin(app: &TestApp, name: &str) -> Player {
+pub(crate) async fn admin(app: &TestApp, name: &str) -> Player {
     let p = app.register(name).await;
     let username = p.username.clone();
     app.ctx

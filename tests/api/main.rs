@@ -20,4 +20,5 @@ mod openapi;
 mod operations;
 mod presence;
 mod ranked;
+mod ratings;
 mod security;

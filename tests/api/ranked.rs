@@ -9,10 +9,10 @@ use uttt::rating::{self, Rating, Score};
 use crate::both_backends;
 use crate::support::{Backend, EventStream, Player, TestApp, TestConfig};
 
-const LADDER: &str = "ultimate-10m";
+pub(crate) const LADDER: &str = "ultimate-10m";
 
 /// Depth 2, seed 000's closed draw (see tests/api/matches.rs).
-const CLOSED_DRAW: &[&str] = &[
+pub(crate) const CLOSED_DRAW: &[&str] = &[
     "2.3", "3.2", "2.4", "4.2", "2.5", "5.0", "0.5", "5.1", "1.5", "5.2", "0.2", "6.0", "0.8",
     "8.4", "4.6", "6.3", "3.4", "4.5", "3.0", "6.6", "3.8", "8.1", "1.4", "4.8", "8.0", "1.0",
     "8.2", "7.2", "8.3", "1.1", "1.6", "7.3", "7.0", "1.2", "8.7", "7.5", "7.4", "8.5", "7.8",
@@ -20,7 +20,7 @@ const CLOSED_DRAW: &[&str] = &[
 ];
 
 /// A server whose pairing runs only when the test says so.
-async fn manual_app(
+pub(crate) async fn manual_app(
     backend: Backend,
     edit: impl FnOnce(&mut uttt::config::Config),
 ) -> Option<TestApp> {
@@ -30,14 +30,14 @@ async fn manual_app(
     Some(TestApp::start(config).await)
 }
 
-async fn pair_now(app: &TestApp) -> usize {
+pub(crate) async fn pair_now(app: &TestApp) -> usize {
     uttt::worker::pairing::tick(&app.ctx)
         .await
         .expect("pairing round")
         .matched
 }
 
-fn seats(state: &Value) -> (String, String) {
+pub(crate) fn seats(state: &Value) -> (String, String) {
     (
         state["players"]["x"]["id"].as_str().unwrap().to_owned(),
         state["players"]["o"]["id"].as_str().unwrap().to_owned(),
@@ -200,7 +200,7 @@ async fn an_unwatched_ticket_is_cancelled_as_abandoned_on_postgres() {
 }
 
 /// Pairs two players at once (windows wide open) and returns (match id, x, o).
-async fn ranked_pair<'a>(
+pub(crate) async fn ranked_pair<'a>(
     app: &TestApp,
     a: &'a Player,
     b: &'a Player,
@@ -293,6 +293,9 @@ async fn forfeit(backend: Backend) {
         app.quick_player("tf_a").await,
         app.quick_player("tf_b").await,
     );
+    // Established, so the leaderboard ranks them after the game.
+    app.set_rating(&a, LADDER, 1500.0, 60.0).await;
+    app.set_rating(&b, LADDER, 1500.0, 60.0).await;
     let (match_id, x, o) = ranked_pair(&app, &a, &b).await;
     let (x_before, o_before) = (
         app.rating_row(x, LADDER).await,
@@ -335,7 +338,7 @@ async fn forfeit(backend: Backend) {
         .unwrap()
         .clone();
     assert_eq!(standing["wins"], 1);
-    assert_eq!(standing["provisional"], true);
+    assert_eq!(standing["provisional"], false);
     assert_eq!(me.body["ratings"].as_array().unwrap().len(), 3);
     let profile = app
         .get(
@@ -390,7 +393,7 @@ async fn a_time_forfeit_counts_as_a_loss_and_colours_alternate_on_postgres() {
 }
 
 #[actix_web::test]
-async fn an_established_player_is_listed_before_a_provisional_one() {
+async fn only_established_players_are_ranked() {
     let Some(app) = manual_app(Backend::Sqlite, |c| c.matchmaking.window_start = 5000.0).await
     else {
         return;
@@ -425,16 +428,13 @@ async fn an_established_player_is_listed_before_a_provisional_one() {
         .get(&format!("/api/v1/ladders/{LADDER}/leaderboard"), None)
         .await;
     let rows = board.body["items"].as_array().unwrap();
-    let flags: Vec<bool> = rows
+    let names: Vec<&str> = rows
         .iter()
-        .map(|r| r["provisional"].as_bool().unwrap())
+        .map(|r| r["player"]["username"].as_str().unwrap())
         .collect();
-    let established = flags.iter().take_while(|p| !**p).count();
-    assert!(
-        flags[established..].iter().all(|p| *p),
-        "provisional players come after established ones: {flags:?}"
-    );
-    assert_eq!(established, 2);
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.iter().all(|n| n.starts_with("est_")), "{names:?}");
+    assert!(rows.iter().all(|r| r["provisional"] == false));
 }
 
 #[actix_web::test]

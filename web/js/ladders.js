@@ -52,7 +52,8 @@ async function page(ladder, table, more, cursor, limit) {
     const q = `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const body = await api.get(`/ladders/${api.seg(ladder.id)}/leaderboard${q}`);
     if (!cursor && !body.items.length) {
-      table.append(h('tr', {}, h('td', { colspan: 5, class: 'muted' }, 'Nobody has played a rated game here yet.')));
+      table.append(h('tr', {}, h('td', { colspan: 5, class: 'muted' },
+        'No established player yet: a player is ranked while their rating deviation, which grows between games, is at most 110.')));
     }
     for (const e of body.items) {
       table.append(h('tr', {},

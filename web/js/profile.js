@@ -1,7 +1,8 @@
-// Profiles: your own (`/me`) or another player's, with a rating per ladder
-// and their finished matches.
+// Profiles: your own (`/me`) or another player's, with a rating per ladder,
+// a chart of each rating's history, and their finished matches.
 
 import * as api from './api.js';
+import { ratingChart } from './chart.js';
 import { depthText, h, replace, timeControlText } from './dom.js';
 
 /** A table of ratings (`LadderRating` items), with the ladders' names. */
@@ -35,18 +36,40 @@ async function load(box, username) {
       api.get('/ladders'),
     ]);
     const history = h('div', {}, h('p', { class: 'muted' }, 'Loading matches…'));
+    const charts = h('div', { class: 'rating-charts' });
     replace(box,
       h('h1', {}, player.username, own ? h('span', { class: 'muted' }, ' (you)') : null),
       h('p', { class: 'muted' }, `Playing since ${new Date(player.created_at).toLocaleDateString()}`,
         player.role === 'admin' ? ' · admin' : ''),
       h('h2', {}, 'Ratings'),
       ratingsTable(player.ratings, ladders),
+      charts,
       h('h2', {}, 'Finished matches'),
       history);
+    loadCharts(charts, player, ladders);
     loadHistory(history, player, null);
   } catch (err) {
     replace(box, h('h1', {}, err.status === 404 ? 'No such player' : 'The profile cannot be shown'),
       h('p', {}, err.message), h('a', { href: '#/' }, 'Back to the lobby'));
+  }
+}
+
+/** One chart per ladder the player has rated games on (GET /players/{name}/ratings/{ladder}). */
+async function loadCharts(box, player, ladders) {
+  const played = player.ratings.filter((r) => r.games > 0);
+  try {
+    const bodies = await Promise.all(played.map((r) =>
+      api.get(`/players/${api.seg(player.username)}/ratings/${api.seg(r.ladder)}`)));
+    const name = (id) => ladders.find((l) => l.id === id)?.name ?? id;
+    replace(box, played.map((r, i) => {
+      const svg = ratingChart(bodies[i].history, bodies[i]);
+      return svg && h('figure', { class: 'rating-chart', dataset: { ladder: r.ladder } },
+        h('figcaption', {}, `${name(r.ladder)}: rating over time`,
+          h('span', { class: 'muted' }, ' (shaded: provisional)')),
+        svg);
+    }));
+  } catch (err) {
+    replace(box, h('p', { class: 'form-error' }, err.message));
   }
 }
 

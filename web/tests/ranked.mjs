@@ -1,7 +1,7 @@
 // Ranked play: a player queues on a ladder and sees the ticket's status,
 // rating window, wait time and queue size; a second player queues and both
 // are paired (told by /me/events) into the same rated match; a resignation
-// shows both rating changes, and the leaderboard lists both players.
+// shows both rating changes; the profile charts the rating's history.
 
 import { join } from 'node:path';
 import { assert, open, run, screen, SHOTS, signUp, step, uniqueName } from './lib.mjs';
@@ -59,10 +59,20 @@ await run('ranked', async (browser) => {
     await x.getByRole('button', { name: 'Queue again' }).waitFor();
   });
 
-  await step('the leaderboard lists both players', async () => {
+  await step('the leaderboard ranks established players only: after one game both are provisional', async () => {
     await first.goto(`${first.url().split('#')[0]}#/ladders/ultimate-10m`);
-    await first.locator('table.leaderboard tbody tr', { hasText: a }).waitFor();
-    await first.locator('table.leaderboard tbody tr', { hasText: b }).waitFor();
+    await first.locator('table.leaderboard tbody tr', { hasText: 'No established player yet' }).waitFor();
+    assert.equal(await first.locator('table.leaderboard tbody tr', { hasText: a }).count(), 0);
+  });
+  await step('the profile draws the rating history, the provisional span shaded', async () => {
+    await first.getByRole('link', { name: `Your profile (${a})` }).click();
+    const chart = first.locator('figure.rating-chart[data-ladder="ultimate-10m"] svg');
+    await chart.waitFor();
+    assert.equal(await chart.locator('circle.game').count(), 1);
+    assert.match(await chart.locator('path.rating-line').getAttribute('d'), /^M[\d.]+ [\d.]+/);
+    // One game from 1500 ± 350 leaves the deviation above 110: all provisional.
+    assert.equal(await chart.locator('rect.provisional-band').count(), 1);
+    await first.screenshot({ path: join(SHOTS, 'rating-chart.png') });
   });
   first.check();
   second.check();

@@ -114,7 +114,7 @@ async fn observe(
 
 /// Loads a match, ending it on time first if its time ran out.
 async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
-    let now = ctx.time.now_ms();
+    let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let found = ctx
         .db
         .run(move |conn| store::get(conn, &id))
@@ -127,7 +127,7 @@ async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
             .db
             .write(move |conn| {
                 let mut row = store::lock(conn, &id)?.ok_or(Error::NotFound("match"))?;
-                play::end_if_lapsed(conn, &mut row, now)?;
+                play::end_if_lapsed(conn, &mut row, now, growth)?;
                 play::snapshot(conn, row)
             })
             .await?;
@@ -164,12 +164,12 @@ pub async fn play_move(
     address: Option<Address>,
     lag_ms: Option<Millis>,
 ) -> Result<MatchState> {
-    let now = ctx.time.now_ms();
+    let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let mover = Mover::Player(PlayerId::from(player.id.as_str()));
     let choice = Choice::Address(address);
     let outcome = ctx
         .db
-        .write(move |conn| play::play(conn, &id, &mover, ply, &choice, lag_ms, now))
+        .write(move |conn| play::play(conn, &id, &mover, ply, &choice, lag_ms, now, growth))
         .await?;
     match outcome {
         MoveOutcome::Applied(snap) => {
@@ -202,11 +202,22 @@ pub async fn play_cpu_move(
     ply: u32,
     square: Square,
 ) -> Result<Option<MatchState>> {
-    let now = ctx.time.now_ms();
+    let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let choice = Choice::Square(square);
     let outcome = ctx
         .db
-        .write(move |conn| play::play(conn, &id, &Mover::Cpu(seat), ply, &choice, None, now))
+        .write(move |conn| {
+            play::play(
+                conn,
+                &id,
+                &Mover::Cpu(seat),
+                ply,
+                &choice,
+                None,
+                now,
+                growth,
+            )
+        })
         .await;
     match outcome {
         Ok(MoveOutcome::Applied(snap)) => {
@@ -229,11 +240,11 @@ pub async fn play_cpu_move(
 /// `NotFound`, `Forbidden`, `MatchOver`.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn resign(ctx: &Context, player: &Player, id: String) -> Result<MatchState> {
-    let now = ctx.time.now_ms();
+    let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let player_id = player.id.clone();
     let outcome = ctx
         .db
-        .write(move |conn| play::resign(conn, &id, &player_id, now))
+        .write(move |conn| play::resign(conn, &id, &player_id, now, growth))
         .await?;
     match outcome {
         ResignOutcome::Resigned(snap) => publish(ctx, &snap).await,
@@ -316,7 +327,11 @@ pub struct MatchSummary {
     pub finished_at: Option<String>,
 }
 
-fn summary(row: &crate::store::matches::MatchRow, player_id: &str) -> Result<MatchSummary> {
+/// A match as lists show it, from `player_id`'s side.
+pub(crate) fn summary(
+    row: &crate::store::matches::MatchRow,
+    player_id: &str,
+) -> Result<MatchSummary> {
     Ok(MatchSummary {
         id: row.id.to_string(),
         mode: row.mode.as_str().to_owned(),

@@ -4,6 +4,7 @@
 //! the replay of the stored moves.
 
 use crate::clock::Settled;
+use crate::rating::Growth;
 use crate::rules::{self, Address, Depth, IllegalMove, Position, Seat, Square, Status};
 use crate::store::DbConnection;
 use crate::store::matches::{self, MatchRow, MoveRow};
@@ -117,6 +118,7 @@ pub fn finish(
     winner: Option<Seat>,
     reason: EndReason,
     now: Millis,
+    growth: Growth,
 ) -> Result<()> {
     row.status = MatchStatus::Finished;
     row.winner = winner.map(StoredSeat);
@@ -143,7 +145,7 @@ pub fn finish(
             o,
             winner,
         };
-        ladders::apply_result(conn, &game, now)?;
+        ladders::apply_result(conn, &game, now, growth)?;
     }
     Ok(())
 }
@@ -153,7 +155,12 @@ pub fn finish(
 ///
 /// # Errors
 /// Database errors.
-pub fn end_if_lapsed(conn: &mut DbConnection, row: &mut MatchRow, now: Millis) -> Result<Lapse> {
+pub fn end_if_lapsed(
+    conn: &mut DbConnection,
+    row: &mut MatchRow,
+    now: Millis,
+    growth: Growth,
+) -> Result<Lapse> {
     let Some(seat) = row.to_move_seat().filter(|_| row.is_active()) else {
         return Ok(Lapse::InTime);
     };
@@ -166,7 +173,14 @@ pub fn end_if_lapsed(conn: &mut DbConnection, row: &mut MatchRow, now: Millis) -
     }
     // The match ends at the moment the flag fell, not when it was noticed.
     let fell_at = row.deadline_at.unwrap_or(now).min(now);
-    finish(conn, row, Some(seat.other()), EndReason::Timeout, fell_at)?;
+    finish(
+        conn,
+        row,
+        Some(seat.other()),
+        EndReason::Timeout,
+        fell_at,
+        growth,
+    )?;
     row.version += 1;
     matches::save(conn, row)?;
     Ok(Lapse::Ended)
@@ -207,6 +221,10 @@ impl Choice {
 ///
 /// # Errors
 /// `NotFound`, `Forbidden`, `MatchOver`, `StalePly`, `NotYourTurn`, `IllegalMove`.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one transaction's inputs: the move, its time and the rating growth a finish applies"
+)]
 pub fn play(
     conn: &mut DbConnection,
     id: &str,
@@ -215,6 +233,7 @@ pub fn play(
     choice: &Choice,
     lag: Option<Millis>,
     now: Millis,
+    growth: Growth,
 ) -> Result<MoveOutcome> {
     let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = match mover {
@@ -248,7 +267,7 @@ pub fn play(
     if !row.is_active() {
         return Err(Error::MatchOver("the match is over"));
     }
-    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
         return Ok(MoveOutcome::Flagged(snapshot(conn, row)?));
     }
     let current = u32::try_from(row.ply).unwrap_or(0);
@@ -312,8 +331,15 @@ pub fn play(
             row.to_move = Some(StoredSeat(seat.other()));
             row.refresh_derived()?;
         }
-        Status::Won(winner) => finish(conn, &mut row, Some(winner), EndReason::ThreeInARow, now)?,
-        Status::Drawn => finish(conn, &mut row, None, EndReason::Draw, now)?,
+        Status::Won(winner) => finish(
+            conn,
+            &mut row,
+            Some(winner),
+            EndReason::ThreeInARow,
+            now,
+            growth,
+        )?,
+        Status::Drawn => finish(conn, &mut row, None, EndReason::Draw, now, growth)?,
     }
     row.version += 1;
     matches::save(conn, &row)?;
@@ -338,6 +364,7 @@ pub fn resign(
     id: &str,
     player: &str,
     now: Millis,
+    growth: Growth,
 ) -> Result<ResignOutcome> {
     let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = row
@@ -346,7 +373,7 @@ pub fn resign(
     if !row.is_active() {
         return Err(Error::MatchOver("the match is over"));
     }
-    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
         return Ok(ResignOutcome::Flagged(snapshot(conn, row)?));
     }
     // Charge the side to move for the time it used.
@@ -365,6 +392,7 @@ pub fn resign(
         Some(seat.other()),
         EndReason::Resignation,
         now,
+        growth,
     )?;
     row.version += 1;
     matches::save(conn, &row)?;
@@ -377,13 +405,18 @@ pub fn resign(
 ///
 /// # Errors
 /// Database errors.
-pub fn sweep_lapsed(conn: &mut DbConnection, now: Millis, limit: i64) -> Result<Vec<Snapshot>> {
+pub fn sweep_lapsed(
+    conn: &mut DbConnection,
+    now: Millis,
+    limit: i64,
+    growth: Growth,
+) -> Result<Vec<Snapshot>> {
     let mut ended = Vec::new();
     for id in matches::claim_due(conn, now, limit)? {
         let Some(mut row) = matches::get(conn, &id)? else {
             continue;
         };
-        if let Lapse::Ended = end_if_lapsed(conn, &mut row, now)? {
+        if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
             ended.push(snapshot(conn, row)?);
         }
     }
