@@ -414,7 +414,24 @@ fn start_match(
         room_code: None,
     };
     let mut m = create::new_row(spec, now)?;
-    create::insert_new(conn, &mut m)?;
+    if ladder.is_some() {
+        // A ranked match made at the same moment elsewhere (matchmaking on
+        // another instance) trips the one-ranked-match index: that is the
+        // same conflict as the check above, not a server error.
+        match_store::insert(conn, &m).map_err(|e| {
+            if e.is_unique_violation() {
+                Error::conflict(
+                    ConflictCode::InActiveMatch,
+                    "a player of this challenge is in an unfinished ranked match",
+                    None,
+                )
+            } else {
+                e.into()
+            }
+        })?;
+    } else {
+        create::insert_new(conn, &mut m)?;
+    }
     if let Some(ladder) = ladder {
         for player in [x, o] {
             ladders::ensure(conn, player, &ladder.id, now)?;
