@@ -30,7 +30,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use ai_ultimate_tictactoe as other;
-use uttt::cli::selfplay::wilson;
+use uttt::cli::selfplay::{tally, wilson};
 use uttt::cpu::{self, Budget, Level, Playout, Rng, Settings, openings::random_openings};
 use uttt::rules::{Depth, Position, Seat, Square, Status};
 
@@ -404,20 +404,7 @@ fn play_game(args: &Args, opening: &[Square], game: u32) -> Played {
 }
 
 fn summary(args: &Args, results: &[Played], wall: Duration) -> String {
-    let tally = |seat: Option<Seat>| {
-        let mut wdl = [0u32; 3];
-        for p in results
-            .iter()
-            .filter(|p| seat.is_none_or(|s| p.a_seat == s))
-        {
-            wdl[match p.score() {
-                1.0 => 0,
-                0.0 => 2,
-                _ => 1,
-            }] += 1;
-        }
-        wdl
-    };
+    let tally = |seat| tally(results.iter().map(|p| (p.a_seat, p.status.winner())), seat);
     let [w, d, l] = tally(None);
     let n = results.len() as f64;
     let score = (f64::from(w) + f64::from(d) / 2.0) / n.max(1.0);

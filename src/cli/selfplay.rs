@@ -199,6 +199,27 @@ fn play_game(args: &SelfplayArgs, depth: Depth, game: u32) -> Played {
     }
 }
 
+/// A's wins, draws and losses over games given as (A's seat, the winner),
+/// counting only the games where A sat in `seat` when one is given.
+#[must_use]
+pub fn tally(
+    games: impl IntoIterator<Item = (Seat, Option<Seat>)>,
+    seat: Option<Seat>,
+) -> [u32; 3] {
+    let mut wdl = [0u32; 3];
+    for (a_seat, winner) in games {
+        if seat.is_some_and(|s| s != a_seat) {
+            continue;
+        }
+        wdl[match winner {
+            Some(w) if w == a_seat => 0,
+            Some(_) => 2,
+            None => 1,
+        }] += 1;
+    }
+    wdl
+}
+
 /// The 95% Wilson score interval of a mean score `p` over `n` games.
 ///
 /// Draws count as half a win; treating each game's score as a Bernoulli
@@ -274,20 +295,7 @@ pub fn run(args: &SelfplayArgs, out: &mut impl Write) -> anyhow::Result<()> {
 }
 
 fn summarise(results: &[Played], wall: Duration, out: &mut impl Write) -> anyhow::Result<()> {
-    let tally = |seat: Option<Seat>| {
-        let mut wdl = [0u32; 3];
-        for played in results
-            .iter()
-            .filter(|p| seat.is_none_or(|s| p.a_seat == s))
-        {
-            wdl[match played.score() {
-                1.0 => 0,
-                0.0 => 2,
-                _ => 1,
-            }] += 1;
-        }
-        wdl
-    };
+    let tally = |seat| tally(results.iter().map(|p| (p.a_seat, p.status.winner())), seat);
     let [wins, draws, losses] = tally(None);
     let n = results.len() as f64;
     let score = (f64::from(wins) + f64::from(draws) / 2.0) / n.max(1.0);
@@ -325,8 +333,23 @@ fn summarise(results: &[Played], wall: Duration, out: &mut impl Write) -> anyhow
 
 #[cfg(test)]
 mod tests {
-    use super::{Contestant, SelfplayArgs, run, wilson};
+    use super::{Contestant, SelfplayArgs, run, tally, wilson};
     use crate::cpu::Level;
+    use crate::rules::Seat;
+
+    #[test]
+    fn tally_counts_a_s_results_overall_and_per_seat() {
+        let games = [
+            (Seat::X, Some(Seat::X)),
+            (Seat::O, Some(Seat::X)),
+            (Seat::O, None),
+            (Seat::X, Some(Seat::O)),
+            (Seat::O, Some(Seat::O)),
+        ];
+        assert_eq!(tally(games, None), [2, 1, 2]);
+        assert_eq!(tally(games, Some(Seat::X)), [1, 0, 1]);
+        assert_eq!(tally(games, Some(Seat::O)), [1, 1, 1]);
+    }
 
     #[test]
     fn contestants_parse_as_levels_or_plain_uct() {
