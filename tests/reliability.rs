@@ -1019,7 +1019,7 @@ async fn a_tournament_run_by_two_instances_survives_kill_9_of_one_and_pairs_each
     let http = client();
     a.ready(&http).await;
     b.ready(&http).await;
-    let director = register(&http, &a.url(), "td").await;
+    let director = register(&http, &a.url(), "swiss_td").await;
     let mut players = HashMap::new();
     for i in 0..5 {
         let p = register(&http, &b.url(), &format!("swiss{i}")).await;
