@@ -956,3 +956,177 @@ async fn the_players_of_a_killed_instance_count_as_absent_within_the_lease_lifet
     drop(b);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Resigns, as X, every unfinished game of a tournament round (through `base`).
+async fn resign_round(
+    http: &awc::Client,
+    base: &str,
+    round: &Value,
+    players: &HashMap<String, Player>,
+) {
+    for game in round["pairings"].as_array().unwrap() {
+        if !game["result"].is_null() {
+            continue;
+        }
+        let x = &players[game["x"]["id"].as_str().unwrap()];
+        let id = game["match_id"].as_str().unwrap();
+        let reply = try_call(
+            http,
+            "POST",
+            &format!("{base}/api/v1/matches/{id}/resign"),
+            Some(&json!({})),
+            Some(&x.token),
+        )
+        .await
+        .expect("resign");
+        assert!(
+            reply.status == 200 || reply.code() == "match_over",
+            "resign {id}: {}",
+            reply.text
+        );
+    }
+}
+
+/// Waits (real time) until the tournament read through `base` satisfies `ok`.
+async fn tournament_where(
+    http: &awc::Client,
+    base: &str,
+    id: &str,
+    ok: impl Fn(&Value) -> bool,
+) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        if let Some(t) = get_ok(http, &format!("{base}/api/v1/tournaments/{id}"), None).await
+            && ok(&t)
+        {
+            return t;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "tournament {id} did not get there"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[actix_web::test]
+async fn a_tournament_run_by_two_instances_survives_kill_9_of_one_and_pairs_each_round_once() {
+    let Some(Setup { db, dir, env, .. }) = setup("swiss") else {
+        return;
+    };
+    let a = Server::start(free_port(), &env, &dir.join("a.log"));
+    let b = Server::start(free_port(), &env, &dir.join("b.log"));
+    let http = client();
+    a.ready(&http).await;
+    b.ready(&http).await;
+    let director = register(&http, &a.url(), "swiss_td").await;
+    let mut players = HashMap::new();
+    for i in 0..5 {
+        let p = register(&http, &b.url(), &format!("swiss{i}")).await;
+        players.insert(p.id.clone(), p);
+    }
+    const ROUNDS: u64 = 3;
+    let made = try_call(
+        &http,
+        "POST",
+        &format!("{}/api/v1/tournaments", a.url()),
+        Some(
+            &json!({"name": "Crash cup", "kind": "swiss", "rounds": ROUNDS, "depth": 1,
+                     "time_control": {"kind": "per_turn", "turn_ms": 5000}, "round_pause_ms": 0}),
+        ),
+        Some(&director.token),
+    )
+    .await
+    .unwrap();
+    made.expect(201);
+    let id = made.body["id"].as_str().unwrap().to_owned();
+    for (n, p) in players.values().enumerate() {
+        let base = if n % 2 == 0 { a.url() } else { b.url() };
+        try_call(
+            &http,
+            "POST",
+            &format!("{base}/api/v1/tournaments/{id}/join"),
+            Some(&json!({})),
+            Some(&p.token),
+        )
+        .await
+        .unwrap()
+        .expect(200);
+    }
+    try_call(
+        &http,
+        "POST",
+        &format!("{}/api/v1/tournaments/{id}/start", a.url()),
+        Some(&json!({})),
+        Some(&director.token),
+    )
+    .await
+    .unwrap()
+    .expect(200);
+
+    // Round 1 is played with both instances' workers racing to pair round 2.
+    let r1 = get_ok(
+        &http,
+        &format!("{}/api/v1/tournaments/{id}/rounds/1", b.url()),
+        None,
+    )
+    .await
+    .unwrap();
+    resign_round(&http, &a.url(), &r1, &players).await;
+    tournament_where(&http, &b.url(), &id, |t| t["round"] == 2).await;
+
+    // A dies mid-round 2; B records the results and pairs the rest alone.
+    a.signal("-KILL");
+    for n in 2..=ROUNDS {
+        let t = tournament_where(&http, &b.url(), &id, |t| t["round"] == n).await;
+        assert_eq!(t["status"], "running");
+        let r = get_ok(
+            &http,
+            &format!("{}/api/v1/tournaments/{id}/rounds/{n}", b.url()),
+            None,
+        )
+        .await
+        .unwrap();
+        resign_round(&http, &b.url(), &r, &players).await;
+    }
+    let done = tournament_where(&http, &b.url(), &id, |t| t["status"] == "finished").await;
+    assert_eq!(done["round"], ROUNDS);
+
+    // The database: each round paired once, two boards and a bye each, nobody twice in a round.
+    let store =
+        uttt::store::Db::new(&uttt::config::DatabaseConfig::Postgres(db.url.clone()), 2).unwrap();
+    let tid = id.clone();
+    let (rounds, games) = store
+        .run(move |conn| -> Result<_, uttt::store::StoreError> {
+            Ok((
+                uttt::store::tournaments::rounds(conn, &tid)?,
+                uttt::store::tournaments::games(conn, &tid)?,
+            ))
+        })
+        .await
+        .unwrap();
+    let numbers: Vec<i32> = rounds.iter().map(|r| r.round).collect();
+    assert_eq!(numbers, (1..=ROUNDS as i32).collect::<Vec<_>>());
+    let mut byes = HashSet::new();
+    for r in &rounds {
+        let in_round: Vec<_> = games.iter().filter(|g| g.round == r.round).collect();
+        assert_eq!(in_round.len(), 2, "round {}", r.round);
+        let mut seen = HashSet::new();
+        for g in &in_round {
+            assert!(
+                g.result.is_some(),
+                "round {} board {} recorded",
+                r.round,
+                g.board
+            );
+            assert!(seen.insert(g.x_player_id.clone()) && seen.insert(g.o_player_id.clone()));
+        }
+        let bye = r.bye_player_id.clone().expect("a bye with five players");
+        assert!(seen.insert(bye.clone()), "the bye player does not play");
+        assert!(byes.insert(bye), "one bye per player");
+    }
+    assert_database_consistent(&db.url).await;
+    drop(a);
+    drop(b);
+    let _ = std::fs::remove_dir_all(&dir);
+}

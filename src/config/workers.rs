@@ -21,6 +21,8 @@ pub struct Workers {
     pub prune: bool,
     /// Expires challenges nobody answered in time.
     pub challenges: bool,
+    /// Starts tournaments, records their results and pairs their rounds.
+    pub tournaments: bool,
 }
 
 impl Workers {
@@ -32,6 +34,7 @@ impl Workers {
         presence: true,
         prune: true,
         challenges: true,
+        tournaments: true,
     };
     /// No worker.
     pub const NONE: Workers = Workers {
@@ -41,10 +44,11 @@ impl Workers {
         presence: false,
         prune: false,
         challenges: false,
+        tournaments: false,
     };
 }
 
-/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`, `challenges`.
+/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`, `challenges`, `tournaments`.
 pub(super) fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
     let Some(text) = text else {
         return Ok(Workers::ALL);
@@ -63,11 +67,12 @@ pub(super) fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
             "presence" => set.presence = true,
             "prune" => set.prune = true,
             "challenges" => set.challenges = true,
+            "tournaments" => set.tournaments = true,
             other => {
                 return Err(ConfigError {
                     name: "UTTT_WORKERS",
                     message: format!(
-                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, challenges, all, none)"
+                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, challenges, tournaments, all, none)"
                     ),
                 });
             }

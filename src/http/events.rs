@@ -31,11 +31,11 @@ use crate::service::matches::{self, parse_payload};
 use crate::service::{Context, events, matchmaking};
 
 /// Longest gap between two writes on a stream.
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
+pub(super) const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// What clients wait before reconnecting.
-const RETRY_MS: u32 = 3000;
+pub(super) const RETRY_MS: u32 = 3000;
 
-fn sse_response(
+pub(super) fn sse_response(
     body: impl futures_util::Stream<Item = Result<Bytes, Infallible>> + 'static,
 ) -> HttpResponse {
     HttpResponse::Ok()
@@ -68,7 +68,7 @@ fn state_event(version: i32, json: &str) -> Bytes {
 /// # Errors
 /// 422 `validation_failed` when the header is not a version (a non-negative
 /// integer): the client would otherwise silently get the whole history again.
-fn last_event_id(req: &HttpRequest) -> Result<i32, Problem> {
+pub(super) fn last_event_id(req: &HttpRequest) -> Result<i32, Problem> {
     let Some(value) = req.headers().get("Last-Event-ID") else {
         return Ok(0);
     };
@@ -100,7 +100,7 @@ struct MatchStream {
 }
 
 /// Sent before a stream closes for a shutdown: reconnect in a second.
-const SHUTDOWN_FRAME: &[u8] = b"retry: 1000\n: server shutting down\n\n";
+pub(super) const SHUTDOWN_FRAME: &[u8] = b"retry: 1000\n: server shutting down\n\n";
 
 impl MatchStream {
     fn push_state(&mut self, state: &MatchState) {
@@ -210,7 +210,8 @@ pub async fn match_events(
 
 /// The logged-in player's own events: `match_found` (data: `{match_id, seat, …}`)
 /// when matchmaking pairs them (with `ladder` and `ticket_id`) or a room's game
-/// starts (with `room_code`); `resync` when events may have been lost (re-read
+/// starts (with `room_code`); `tournament_pairing` (data: `{tournament_id,
+/// round, match_id, seat}`) when a tournament round pairs them; `resync` when events may have been lost (re-read
 /// tickets and matches); `session_revoked` just before the stream ends
 /// because the session was logged out or revoked. An open stream also keeps
 /// a queued ticket alive.

@@ -19,6 +19,7 @@ pub mod query;
 pub mod rooms;
 mod routes_table;
 pub mod stream_guard;
+pub mod tournaments;
 pub mod web;
 
 use std::time::Instant;
@@ -70,6 +71,21 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
                 .service(challenges::accept)
                 .service(challenges::decline)
                 .service(challenges::cancel),
+        )
+        .service(
+            scope::scope("/api/v1/tournaments")
+                .service(tournaments::create)
+                .service(tournaments::list)
+                .service(tournaments::show)
+                .service(tournaments::join)
+                .service(tournaments::withdraw)
+                .service(tournaments::start_tournament)
+                .service(tournaments::cancel_tournament)
+                .service(tournaments::remove)
+                .service(tournaments::standings)
+                .service(tournaments::round)
+                .service(tournaments::export_games)
+                .service(tournaments::events),
         )
         .service(
             scope::scope("/api/v1/ladders")

@@ -25,6 +25,10 @@ use utoipa::{Modify, OpenApi};
                        | 409 | `too_many_open_rooms` | the player has the most rooms nobody joined yet allowed |\n\
                        | 409 | `has_rated_games` | the account played rated games as a human, so it cannot become a bot |\n\
                        | 409 | `challenge_not_pending` | the challenge was already answered, cancelled or expired (see `status`) |\n\
+                       | 409 | `already_joined` | the player already entered the tournament |\n\
+                       | 409 | `tournament_full` | the tournament has all the players it takes |\n\
+                       | 409 | `tournament_closed` | the tournament no longer takes this (a Swiss after round 1 started, or finished or cancelled; see `status`) |\n\
+                       | 409 | `not_enough_players` | a tournament needs two players to start |\n\
                        | 413 | `payload_too_large` | the body is over 16 KiB |\n\
                        | 414 | `uri_too_long` | the request line is over 8 KiB (any path) |\n\
                        | 422 | `validation_failed` | see `errors`: a list of `{field, message}` |\n\
@@ -42,6 +46,7 @@ use utoipa::{Modify, OpenApi};
         (name = "challenges", description = "Challenge a named player; bot accounts"),
         (name = "ladders", description = "Ladders, leaderboards, profiles and ratings (Glicko-2)"),
         (name = "matchmaking", description = "Queueing for ranked play"),
+        (name = "tournaments", description = "Swiss tournaments: registration, rounds, standings, export, live events"),
         (name = "admin", description = "Match history, export and player lookup (role `admin` only)"),
         (name = "operations", description = "Health, readiness, metrics"),
     ),

@@ -110,6 +110,8 @@ pub struct Signals {
     pub cpu: tokio::sync::Notify,
     /// A ticket joined a queue.
     pub pairing: tokio::sync::Notify,
+    /// A tournament game ended, or a tournament was started.
+    pub tournaments: tokio::sync::Notify,
     /// When the pairing worker last reconciled broker claims with the database (game time).
     pub last_reconcile: std::sync::atomic::AtomicI64,
 }

@@ -61,11 +61,20 @@ pub enum ConflictCode {
     /// A ticket left the queue while the pairing worker wrote its match: rolls
     /// the pairing back. Only the worker sees it, never a client.
     TicketGone,
+    /// The player already entered the tournament.
+    AlreadyJoined,
+    /// The tournament has the most players it takes.
+    TournamentFull,
+    /// The tournament no longer takes entries or changes (a Swiss after round
+    /// 1 started, or finished or cancelled).
+    TournamentClosed,
+    /// A tournament cannot start with fewer than two players.
+    NotEnoughPlayers,
 }
 
 impl ConflictCode {
     /// Every code, in the order above.
-    pub const ALL: [ConflictCode; 16] = [
+    pub const ALL: [ConflictCode; 20] = [
         ConflictCode::UsernameTaken,
         ConflictCode::NotYourTurn,
         ConflictCode::StalePly,
@@ -82,6 +91,10 @@ impl ConflictCode {
         ConflictCode::ChallengeNotPending,
         ConflictCode::HasRatedGames,
         ConflictCode::TicketGone,
+        ConflictCode::AlreadyJoined,
+        ConflictCode::TournamentFull,
+        ConflictCode::TournamentClosed,
+        ConflictCode::NotEnoughPlayers,
     ];
 
     /// The code as clients read it in a problem body.
@@ -103,6 +116,10 @@ impl ConflictCode {
             ConflictCode::ChallengeNotPending => "challenge_not_pending",
             ConflictCode::HasRatedGames => "has_rated_games",
             ConflictCode::TicketGone => "ticket_gone",
+            ConflictCode::AlreadyJoined => "already_joined",
+            ConflictCode::TournamentFull => "tournament_full",
+            ConflictCode::TournamentClosed => "tournament_closed",
+            ConflictCode::NotEnoughPlayers => "not_enough_players",
         }
     }
 

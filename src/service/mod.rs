@@ -22,6 +22,7 @@ pub mod rooms;
 pub mod sessions;
 pub mod streams;
 pub mod tokens;
+pub mod tournaments;
 pub mod versus;
 
 pub use context::{Context, Shutdown, Signals};

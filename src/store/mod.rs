@@ -13,6 +13,7 @@ pub mod refresh_tokens;
 pub mod rooms;
 pub mod schema;
 pub mod tickets;
+pub mod tournaments;
 pub mod versus;
 
 use std::time::Duration;

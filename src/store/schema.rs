@@ -185,3 +185,78 @@ diesel::table! {
         updated_at -> BigInt,
     }
 }
+
+diesel::table! {
+    tournaments (id) {
+        id -> Text,
+        name -> Text,
+        kind -> Text,
+        status -> Text,
+        director_id -> Text,
+        depth -> SmallInt,
+        tc_kind -> Text,
+        tc_initial_ms -> Nullable<BigInt>,
+        tc_increment_ms -> Nullable<BigInt>,
+        tc_turn_ms -> Nullable<BigInt>,
+        ladder -> Nullable<Text>,
+        rated -> Bool,
+        rounds -> Nullable<Integer>,
+        round -> Integer,
+        round_pause_ms -> BigInt,
+        duration_ms -> Nullable<BigInt>,
+        starts_at -> Nullable<BigInt>,
+        ends_at -> Nullable<BigInt>,
+        next_at -> Nullable<BigInt>,
+        max_players -> Nullable<Integer>,
+        entry_code -> Nullable<Text>,
+        min_rating -> Nullable<Double>,
+        players -> Integer,
+        version -> Integer,
+        sort_at -> BigInt,
+        created_at -> BigInt,
+        finished_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    tournament_players (tournament_id, player_id) {
+        tournament_id -> Text,
+        player_id -> Text,
+        rating -> Double,
+        withdrawn -> Bool,
+        joined_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    tournament_rounds (tournament_id, round) {
+        tournament_id -> Text,
+        round -> Integer,
+        bye_player_id -> Nullable<Text>,
+        paired_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    tournament_games (match_id) {
+        match_id -> Text,
+        tournament_id -> Text,
+        round -> Integer,
+        board -> Integer,
+        x_player_id -> Text,
+        o_player_id -> Text,
+        result -> Nullable<Text>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::joinable!(tournament_players -> players (player_id));
+diesel::joinable!(tournament_games -> matches (match_id));
+diesel::allow_tables_to_appear_in_same_query!(
+    tournaments,
+    tournament_players,
+    tournament_rounds,
+    tournament_games
+);
+diesel::allow_tables_to_appear_in_same_query!(tournament_players, players);
+diesel::allow_tables_to_appear_in_same_query!(tournament_games, matches);

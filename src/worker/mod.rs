@@ -10,6 +10,7 @@ pub mod cpu_order;
 pub mod pairing;
 pub mod presence;
 pub mod prune;
+pub mod tournaments;
 
 use std::future::Future;
 use std::time::Duration;
@@ -24,6 +25,8 @@ pub const PRESENCE_EVERY: Duration = Duration::from_millis(500);
 pub const PRUNE_EVERY: Duration = Duration::from_secs(600);
 /// How often the challenge worker looks for challenges nobody answered in time.
 pub const CHALLENGES_EVERY: Duration = Duration::from_secs(1);
+/// How often the tournament worker looks for ended games and due rounds when nothing woke it.
+pub const TOURNAMENTS_POLL_EVERY: Duration = Duration::from_millis(500);
 /// How often the CPU mover looks for work when nothing woke it.
 pub const CPU_POLL_EVERY: Duration = Duration::from_millis(250);
 
@@ -77,6 +80,23 @@ pub fn start(ctx: &Context) {
                 let signals = ctx.signals.clone();
                 tokio::select! {
                     _ = tokio::time::timeout(every, signals.pairing.notified()) => {}
+                    () = ctx.shutdown.wait() => {}
+                }
+            }
+        });
+    }
+    if enabled.tournaments {
+        let ctx = ctx.clone();
+        let guard = ctx.shutdown.worker();
+        tokio::spawn(async move {
+            let _guard = guard;
+            while !ctx.shutdown.is_triggered() {
+                if let Err(err) = tournaments::tick(&ctx).await {
+                    tracing::warn!(worker = "tournaments", error = %err, "tick failed");
+                }
+                let signals = ctx.signals.clone();
+                tokio::select! {
+                    _ = tokio::time::timeout(TOURNAMENTS_POLL_EVERY, signals.tournaments.notified()) => {}
                     () = ctx.shutdown.wait() => {}
                 }
             }

@@ -22,3 +22,4 @@ mod presence;
 mod ranked;
 mod ratings;
 mod security;
+mod tournaments;

@@ -44,6 +44,10 @@ fn every_error_code_of_api_md_is_documented() {
         "rate_limited",
         "payload_too_large",
         "unavailable",
+        "already_joined",
+        "tournament_full",
+        "tournament_closed",
+        "not_enough_players",
     ];
     for code in codes {
         assert!(

@@ -19,7 +19,7 @@ use super::super::{Error, Result};
 use super::record::{
     Controller, EndReason, MatchRecord, MatchStatus, PlayerId, StoredSeat, seat_str,
 };
-use super::state::{Names, RatingChanges};
+use super::state::{Names, RatingChanges, TournamentRef};
 
 /// A match row with its decoded position and seated names: all a state needs.
 #[derive(Debug, Clone)]
@@ -32,6 +32,8 @@ pub struct Snapshot {
     pub names: Names,
     /// What a finished rated match did to the ratings.
     pub rating_changes: Option<RatingChanges>,
+    /// The tournament round the match was paired in, if any.
+    pub tournament: Option<TournamentRef>,
 }
 
 /// Who is making a move.
@@ -102,11 +104,14 @@ pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
     } else {
         None
     };
+    let tournament = crate::store::tournaments::game_of(conn, &row.id)?
+        .map(|(id, round)| TournamentRef { id, round });
     Ok(Snapshot {
         row,
         position,
         names,
         rating_changes,
+        tournament,
     })
 }
 

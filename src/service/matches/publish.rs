@@ -25,6 +25,7 @@ pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
         &snap.position,
         &snap.names,
         snap.rating_changes.clone(),
+        snap.tournament.clone(),
         state::Presence {
             connected,
             heartbeat_ms,
@@ -54,6 +55,10 @@ pub async fn publish(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
     }
     if snap.row.awaiting_cpu {
         ctx.signals.cpu.notify_one();
+    }
+    if snap.tournament.is_some() && !snap.row.is_active() {
+        // The tournament worker records the result (and may pair the next round).
+        ctx.signals.tournaments.notify_one();
     }
     Ok(state)
 }

@@ -154,13 +154,24 @@ pub struct ResultState {
     pub rating_changes: Option<RatingChanges>,
 }
 
+/// The tournament round a match was paired in.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema, PartialEq, Eq)]
+pub struct TournamentRef {
+    /// The tournament.
+    pub id: String,
+    /// The round (Swiss), from 1.
+    pub round: i32,
+}
+
 /// The full state of a match.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct MatchState {
     /// Short, URL-safe id (the match link).
     pub id: String,
-    /// `ranked`, `casual` or `practice`.
+    /// `ranked`, `casual`, `practice` or `tournament`.
     pub mode: String,
+    /// The tournament round this match was paired in; `null` outside tournaments.
+    pub tournament: Option<TournamentRef>,
     /// The ladder of a ranked match.
     pub ladder: Option<String>,
     /// Whether the result changes ratings.
@@ -278,6 +289,7 @@ pub fn render(
     position: &Position,
     names: &Names,
     rating_changes: Option<RatingChanges>,
+    tournament: Option<TournamentRef>,
     presence: Presence,
     now: Millis,
 ) -> Result<MatchState> {
@@ -331,7 +343,13 @@ pub fn render(
     });
     Ok(MatchState {
         id: row.id.to_string(),
-        mode: row.mode.as_str().to_owned(),
+        // A tournament game is stored as a casual (or, rated, a ladder's)
+        // match; its mode comes from the tournament that paired it.
+        mode: match tournament {
+            Some(_) => "tournament".to_owned(),
+            None => row.mode.as_str().to_owned(),
+        },
+        tournament,
         ladder: row.ladder.clone(),
         rated: row.rated,
         depth: depth.get(),

@@ -1,0 +1,476 @@
+//! Queries on `tournaments`, `tournament_players`, `tournament_rounds` and
+//! `tournament_games`. A tournament's games are rows of `matches`; these
+//! tables only say which round and board each one is, who entered, and who
+//! had a bye.
+
+use diesel::prelude::*;
+
+use super::schema::{
+    matches, players, tournament_games, tournament_players, tournament_rounds, tournaments,
+};
+use super::{DbConnection, StoreError};
+
+/// A stored tournament (read and written whole under a lock).
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset, PartialEq)]
+#[diesel(table_name = tournaments, treat_none_as_null = true)]
+pub struct TournamentRow {
+    /// Opaque id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// `swiss` or `arena`.
+    pub kind: String,
+    /// `registering`, `running`, `finished` or `cancelled`.
+    pub status: String,
+    /// The player who created it and directs it.
+    pub director_id: String,
+    /// Board depth of the games.
+    pub depth: i16,
+    /// Time control kind of the games.
+    pub tc_kind: String,
+    /// Clock: initial bank.
+    pub tc_initial_ms: Option<i64>,
+    /// Clock: increment.
+    pub tc_increment_ms: Option<i64>,
+    /// Per turn: the limit.
+    pub tc_turn_ms: Option<i64>,
+    /// The ladder of a rated tournament.
+    pub ladder: Option<String>,
+    /// Whether the games change ratings.
+    pub rated: bool,
+    /// Swiss: the number of rounds.
+    pub rounds: Option<i32>,
+    /// Swiss: the current round (0 before the start).
+    pub round: i32,
+    /// Swiss: the pause between a round's last result and the next pairing.
+    pub round_pause_ms: i64,
+    /// Arena: how long it runs.
+    pub duration_ms: Option<i64>,
+    /// When it starts (`None`: the director starts it); the start time once started.
+    pub starts_at: Option<i64>,
+    /// When it ended (or, for an arena, ends).
+    pub ends_at: Option<i64>,
+    /// When the worker acts on it next.
+    pub next_at: Option<i64>,
+    /// Most entrants allowed.
+    pub max_players: Option<i32>,
+    /// The code joining needs, if any.
+    pub entry_code: Option<String>,
+    /// The lowest rating that may join.
+    pub min_rating: Option<f64>,
+    /// Entrants (withdrawn ones included once play started).
+    pub players: i32,
+    /// Bumped by every change: the event id.
+    pub version: i32,
+    /// The list order.
+    pub sort_at: i64,
+    /// Epoch ms.
+    pub created_at: i64,
+    /// Epoch ms.
+    pub finished_at: Option<i64>,
+}
+
+/// An entrant.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, PartialEq)]
+#[diesel(table_name = tournament_players)]
+pub struct EntrantRow {
+    /// The tournament.
+    pub tournament_id: String,
+    /// The player.
+    pub player_id: String,
+    /// The rating pairings and standings use.
+    pub rating: f64,
+    /// Withdrew or was removed.
+    pub withdrawn: bool,
+    /// Epoch ms.
+    pub joined_at: i64,
+}
+
+/// A paired round.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, PartialEq, Eq)]
+#[diesel(table_name = tournament_rounds)]
+pub struct RoundRow {
+    /// The tournament.
+    pub tournament_id: String,
+    /// The round, from 1.
+    pub round: i32,
+    /// Who had the bye.
+    pub bye_player_id: Option<String>,
+    /// Epoch ms.
+    pub paired_at: i64,
+}
+
+/// One game of a tournament.
+#[derive(Debug, Clone, Queryable, Selectable, Insertable, PartialEq, Eq)]
+#[diesel(table_name = tournament_games)]
+pub struct GameRow {
+    /// The match.
+    pub match_id: String,
+    /// The tournament.
+    pub tournament_id: String,
+    /// The round (swiss), from 1.
+    pub round: i32,
+    /// The board, from 1.
+    pub board: i32,
+    /// The player seated X.
+    pub x_player_id: String,
+    /// The player seated O.
+    pub o_player_id: String,
+    /// `x`, `o` or `draw` once recorded.
+    pub result: Option<String>,
+    /// Epoch ms.
+    pub created_at: i64,
+}
+
+/// Inserts a tournament.
+///
+/// # Errors
+/// Database errors.
+pub fn insert(conn: &mut DbConnection, row: &TournamentRow) -> Result<(), StoreError> {
+    diesel::insert_into(tournaments::table)
+        .values(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Reads a tournament.
+///
+/// # Errors
+/// Database errors.
+pub fn get(conn: &mut DbConnection, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+    Ok(tournaments::table
+        .find(id)
+        .select(TournamentRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Reads a tournament and locks it for this transaction (see [`super::matches::lock`]).
+///
+/// # Errors
+/// Database errors.
+pub fn lock(conn: &mut DbConnection, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+    Ok(match conn {
+        DbConnection::Pg(pg) => tournaments::table
+            .find(id)
+            .select(TournamentRow::as_select())
+            .for_update()
+            .first(pg)
+            .optional()?,
+        DbConnection::Sqlite(lite) => tournaments::table
+            .find(id)
+            .select(TournamentRow::as_select())
+            .first(lite)
+            .optional()?,
+    })
+}
+
+/// Locks a tournament unless another transaction holds it (`SKIP LOCKED` on
+/// PostgreSQL; SQLite's immediate transaction is already the only writer):
+/// the worker's claim, so two instances never work on one tournament at once.
+///
+/// # Errors
+/// Database errors.
+pub fn claim(conn: &mut DbConnection, id: &str) -> Result<Option<TournamentRow>, StoreError> {
+    Ok(match conn {
+        DbConnection::Pg(pg) => tournaments::table
+            .find(id)
+            .select(TournamentRow::as_select())
+            .for_update()
+            .skip_locked()
+            .first(pg)
+            .optional()?,
+        DbConnection::Sqlite(lite) => tournaments::table
+            .find(id)
+            .select(TournamentRow::as_select())
+            .first(lite)
+            .optional()?,
+    })
+}
+
+/// Writes a tournament back.
+///
+/// # Errors
+/// Database errors.
+pub fn save(conn: &mut DbConnection, row: &TournamentRow) -> Result<(), StoreError> {
+    diesel::update(tournaments::table.find(&row.id))
+        .set(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// A page of tournaments in list order (`sort_at`, then id), after the keyset `after`.
+///
+/// # Errors
+/// Database errors.
+pub fn list(
+    conn: &mut DbConnection,
+    status: Option<&str>,
+    after: Option<(i64, String)>,
+    limit: i64,
+) -> Result<Vec<TournamentRow>, StoreError> {
+    let mut query = tournaments::table
+        .select(TournamentRow::as_select())
+        .order((tournaments::sort_at.asc(), tournaments::id.asc()))
+        .limit(limit)
+        .into_boxed();
+    if let Some(status) = status {
+        query = query.filter(tournaments::status.eq(status.to_owned()));
+    }
+    if let Some((at, id)) = after {
+        query = query.filter(
+            tournaments::sort_at
+                .gt(at)
+                .or(tournaments::sort_at.eq(at).and(tournaments::id.gt(id))),
+        );
+    }
+    Ok(query.load(conn)?)
+}
+
+/// Ids of tournaments the worker should act on at `now` (a start or a
+/// pairing is due), soonest first.
+///
+/// # Errors
+/// Database errors.
+pub fn due(conn: &mut DbConnection, now: i64, limit: i64) -> Result<Vec<String>, StoreError> {
+    Ok(tournaments::table
+        .filter(tournaments::next_at.le(now))
+        .filter(tournaments::status.eq_any(["registering", "running"]))
+        .order(tournaments::next_at.asc())
+        .select(tournaments::id)
+        .limit(limit)
+        .load(conn)?)
+}
+
+/// Ids of tournaments with a game whose match ended but whose result is not recorded yet.
+///
+/// # Errors
+/// Database errors.
+pub fn with_unrecorded_results(
+    conn: &mut DbConnection,
+    limit: i64,
+) -> Result<Vec<String>, StoreError> {
+    Ok(tournament_games::table
+        .inner_join(matches::table)
+        .filter(tournament_games::result.is_null())
+        .filter(matches::status.eq(super::kinds::MatchStatus::Finished))
+        .select(tournament_games::tournament_id)
+        .distinct()
+        .limit(limit)
+        .load(conn)?)
+}
+
+/// An entrant with their name.
+pub type NamedEntrant = (EntrantRow, String);
+
+/// The entrants with their usernames, in joining order.
+///
+/// # Errors
+/// Database errors.
+pub fn entrants(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+) -> Result<Vec<NamedEntrant>, StoreError> {
+    Ok(tournament_players::table
+        .inner_join(players::table)
+        .filter(tournament_players::tournament_id.eq(tournament_id))
+        .order((
+            tournament_players::joined_at.asc(),
+            tournament_players::player_id.asc(),
+        ))
+        .select((EntrantRow::as_select(), players::username))
+        .load(conn)?)
+}
+
+/// One entrant.
+///
+/// # Errors
+/// Database errors.
+pub fn entrant(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    player_id: &str,
+) -> Result<Option<EntrantRow>, StoreError> {
+    Ok(tournament_players::table
+        .find((tournament_id, player_id))
+        .select(EntrantRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Adds an entrant.
+///
+/// # Errors
+/// Database errors (a unique violation when already entered).
+pub fn add_entrant(conn: &mut DbConnection, row: &EntrantRow) -> Result<(), StoreError> {
+    diesel::insert_into(tournament_players::table)
+        .values(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Removes an entrant (before the start).
+///
+/// # Errors
+/// Database errors.
+pub fn delete_entrant(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    player_id: &str,
+) -> Result<(), StoreError> {
+    diesel::delete(tournament_players::table.find((tournament_id, player_id))).execute(conn)?;
+    Ok(())
+}
+
+/// Marks an entrant withdrawn.
+///
+/// # Errors
+/// Database errors.
+pub fn withdraw_entrant(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    player_id: &str,
+) -> Result<(), StoreError> {
+    diesel::update(tournament_players::table.find((tournament_id, player_id)))
+        .set(tournament_players::withdrawn.eq(true))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Sets an entrant's rating (taken again at the start).
+///
+/// # Errors
+/// Database errors.
+pub fn set_rating(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    player_id: &str,
+    rating: f64,
+) -> Result<(), StoreError> {
+    diesel::update(tournament_players::table.find((tournament_id, player_id)))
+        .set(tournament_players::rating.eq(rating))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Records a paired round.
+///
+/// # Errors
+/// Database errors (a unique violation when the round was paired already).
+pub fn insert_round(conn: &mut DbConnection, row: &RoundRow) -> Result<(), StoreError> {
+    diesel::insert_into(tournament_rounds::table)
+        .values(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Every paired round, oldest first.
+///
+/// # Errors
+/// Database errors.
+pub fn rounds(conn: &mut DbConnection, tournament_id: &str) -> Result<Vec<RoundRow>, StoreError> {
+    Ok(tournament_rounds::table
+        .filter(tournament_rounds::tournament_id.eq(tournament_id))
+        .order(tournament_rounds::round.asc())
+        .select(RoundRow::as_select())
+        .load(conn)?)
+}
+
+/// Records a game.
+///
+/// # Errors
+/// Database errors.
+pub fn insert_game(conn: &mut DbConnection, row: &GameRow) -> Result<(), StoreError> {
+    diesel::insert_into(tournament_games::table)
+        .values(row)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// Every game, by round and board.
+///
+/// # Errors
+/// Database errors.
+pub fn games(conn: &mut DbConnection, tournament_id: &str) -> Result<Vec<GameRow>, StoreError> {
+    Ok(tournament_games::table
+        .filter(tournament_games::tournament_id.eq(tournament_id))
+        .order((tournament_games::round.asc(), tournament_games::board.asc()))
+        .select(GameRow::as_select())
+        .load(conn)?)
+}
+
+/// Every game with its match's live outcome: `None` while the match is being
+/// played, else the winner (`Some(None)`: a draw).
+///
+/// # Errors
+/// Database errors.
+pub fn games_live(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+) -> Result<Vec<(GameRow, Option<Option<super::kinds::StoredSeat>>)>, StoreError> {
+    let rows: Vec<(
+        GameRow,
+        super::kinds::MatchStatus,
+        Option<super::kinds::StoredSeat>,
+    )> = tournament_games::table
+        .inner_join(matches::table)
+        .filter(tournament_games::tournament_id.eq(tournament_id))
+        .order((tournament_games::round.asc(), tournament_games::board.asc()))
+        .select((GameRow::as_select(), matches::status, matches::winner))
+        .load(conn)?;
+    Ok(rows
+        .into_iter()
+        .map(|(g, status, winner)| {
+            let outcome = (status == super::kinds::MatchStatus::Finished).then_some(winner);
+            (g, outcome)
+        })
+        .collect())
+}
+
+/// A tournament's games whose match ended but whose result is not recorded,
+/// with the match's winner (`None`: a draw).
+///
+/// # Errors
+/// Database errors.
+pub fn ended_unrecorded(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+) -> Result<Vec<(String, Option<super::kinds::StoredSeat>)>, StoreError> {
+    Ok(tournament_games::table
+        .inner_join(matches::table)
+        .filter(tournament_games::tournament_id.eq(tournament_id))
+        .filter(tournament_games::result.is_null())
+        .filter(matches::status.eq(super::kinds::MatchStatus::Finished))
+        .select((tournament_games::match_id, matches::winner))
+        .load(conn)?)
+}
+
+/// Records a game's result.
+///
+/// # Errors
+/// Database errors.
+pub fn record_result(
+    conn: &mut DbConnection,
+    match_id: &str,
+    result: &str,
+) -> Result<(), StoreError> {
+    diesel::update(tournament_games::table.find(match_id))
+        .set(tournament_games::result.eq(result))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The tournament and round a match belongs to, if any.
+///
+/// # Errors
+/// Database errors.
+pub fn game_of(
+    conn: &mut DbConnection,
+    match_id: &str,
+) -> Result<Option<(String, i32)>, StoreError> {
+    Ok(tournament_games::table
+        .find(match_id)
+        .select((tournament_games::tournament_id, tournament_games::round))
+        .first(conn)
+        .optional()?)
+}
