@@ -208,6 +208,35 @@ async fn call(
     .unwrap()
 }
 
+/// `GET path` as the player `watcher`, logged in afresh (with short-lived
+/// access tokens, any earlier token may have expired by the time it reads).
+async fn public(http: &awc::Client, server: &Server, path: &str) -> Reply {
+    let login = send(
+        http,
+        "POST",
+        &format!("{}/api/v1/auth/login", server.url),
+        Some(json!({"username": "watcher", "password": common::http::PASSWORD}).to_string()),
+        None,
+        &[],
+    )
+    .await
+    .unwrap();
+    login.expect(200);
+    let token = login.body["access_token"].as_str().unwrap();
+    let reply = send(
+        http,
+        "GET",
+        &format!("{}/api/v1{path}", server.url),
+        None,
+        Some(token),
+        &[],
+    )
+    .await
+    .unwrap();
+    reply.expect(200);
+    reply
+}
+
 /// Registers `name` and turns the account into a bot through the API.
 async fn bot_account(http: &awc::Client, server: &Server, name: &str) -> Player {
     let bot = register(http, &server.url, name).await;
@@ -218,17 +247,8 @@ async fn bot_account(http: &awc::Client, server: &Server, name: &str) -> Player 
 }
 
 /// The player's rating entry on ladder `bots`.
-async fn rating(http: &awc::Client, server: &Server, name: &str, viewer: &Player) -> Value {
-    let profile = call(
-        http,
-        server,
-        "GET",
-        &format!("/players/{name}"),
-        None,
-        viewer,
-    )
-    .await;
-    profile.expect(200);
+async fn rating(http: &awc::Client, server: &Server, name: &str) -> Value {
+    let profile = public(http, server, &format!("/players/{name}")).await;
     profile.body["ratings"]
         .as_array()
         .unwrap()
@@ -249,11 +269,14 @@ async fn play_randomly(http: &awc::Client, server: &Server, player: &Player, id:
         None,
     )
     .await;
+    // States repeat a ply when only presence changed: play each ply once.
+    let mut next_ply = 0;
     loop {
         let state = stream
             .state_where(EVENT_WAIT, |s| {
                 s["status"] == "finished"
-                    || s["players"][s["turn"].as_str().unwrap_or("-")]["id"] == player.id.as_str()
+                    || (s["players"][s["turn"].as_str().unwrap_or("-")]["id"] == player.id.as_str()
+                        && s["ply"].as_u64().unwrap() >= next_ply)
             })
             .await;
         if state["status"] == "finished" {
@@ -271,12 +294,14 @@ async fn play_randomly(http: &awc::Client, server: &Server, player: &Player, id:
         )
         .await;
         reply.expect(200);
+        next_ply = state["ply"].as_u64().unwrap() + 1;
     }
 }
 
 async fn a_bot_plays_a_human(backend: Backend) {
     let server = Server::start(backend, &[]).await;
     let http = client();
+    register(&http, &server.url, "watcher").await;
     let human = register(&http, &server.url, "human").await;
     let bot = bot_account(&http, &server, "cpu_bot").await;
     let mut process = BotProcess::start(
@@ -325,7 +350,7 @@ async fn a_bot_plays_a_human(backend: Backend) {
     let changes = &end["result"]["rating_changes"];
     assert!(changes.is_object(), "{end}");
     for name in ["human", "cpu_bot"] {
-        let r = rating(&http, &server, name, &human).await;
+        let r = rating(&http, &server, name).await;
         assert_eq!(r["games"], 1, "{name}: {r}");
         assert_ne!(
             r["rating"].as_f64(),
@@ -373,7 +398,7 @@ async fn a_bot_plays_a_human(backend: Backend) {
     process.succeeded().await;
     let log = process.log();
     assert_eq!(log.matches("match finished").count(), 2, "{log}");
-    let r = rating(&http, &server, "cpu_bot", &human).await;
+    let r = rating(&http, &server, "cpu_bot").await;
     assert_eq!(r["games"], 1, "the casual match is not rated: {r}");
     server.stop().await;
 }
@@ -390,7 +415,7 @@ async fn two_bots_play(backend: Backend) {
     // second, and each bot renews its session many times as it plays.
     let server = Server::start(backend, &[("UTTT_ACCESS_TOKEN_TTL_SECS", "2")]).await;
     let http = client();
-    let watcher = register(&http, &server.url, "watcher").await;
+    register(&http, &server.url, "watcher").await;
     let one = bot_account(&http, &server, "bot_one").await;
     // The second is made a bot by `uttt bot --become-bot`.
     let two = register(&http, &server.url, "bot_two").await;
@@ -410,33 +435,16 @@ async fn two_bots_play(backend: Backend) {
     second.succeeded().await;
 
     // Two rated matches between them: the bots queued again after the first.
-    let versus = call(
-        &http,
-        &server,
-        "GET",
-        "/players/bot_one/versus/bot_two",
-        None,
-        &watcher,
-    )
-    .await;
-    versus.expect(200);
+    let versus = public(&http, &server, "/players/bot_one/versus/bot_two").await;
     let games: u64 = ["wins", "draws", "losses"]
         .iter()
         .map(|k| versus.body[k].as_u64().unwrap())
         .sum();
     assert_eq!(games, 2, "{}", versus.text);
     for name in ["bot_one", "bot_two"] {
-        let r = rating(&http, &server, name, &watcher).await;
+        let r = rating(&http, &server, name).await;
         assert_eq!(r["games"], 2, "{name}: {r}");
-        let profile = call(
-            &http,
-            &server,
-            "GET",
-            &format!("/players/{name}"),
-            None,
-            &watcher,
-        )
-        .await;
+        let profile = public(&http, &server, &format!("/players/{name}")).await;
         assert_eq!(profile.body["bot"], true, "{}", profile.text);
     }
     for item in versus.body["matches"].as_array().unwrap() {
@@ -468,7 +476,7 @@ fn python_runs() -> bool {
 async fn python_plays_the_bot(backend: Backend) {
     let server = Server::start(backend, &[]).await;
     let http = client();
-    let watcher = register(&http, &server.url, "watcher").await;
+    register(&http, &server.url, "watcher").await;
     let rust = bot_account(&http, &server, "rust_bot").await;
     register(&http, &server.url, "py_bot").await;
     let log = server.dir.join("py_bot.log");
@@ -499,16 +507,7 @@ async fn python_plays_the_bot(backend: Backend) {
     );
     python.succeeded().await;
     cpu.succeeded().await;
-    let versus = call(
-        &http,
-        &server,
-        "GET",
-        "/players/py_bot/versus/rust_bot",
-        None,
-        &watcher,
-    )
-    .await;
-    versus.expect(200);
+    let versus = public(&http, &server, "/players/py_bot/versus/rust_bot").await;
     assert_eq!(
         versus.body["matches"].as_array().unwrap().len(),
         1,
