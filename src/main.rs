@@ -39,6 +39,9 @@ enum Command {
     Selfplay(uttt::cli::selfplay::SelfplayArgs),
     /// Re-play an admin export (NDJSON) through the rules; report records whose result does not follow.
     Replay(uttt::cli::replay::ReplayArgs),
+    /// Play as a bot account through the public HTTP API, with the built-in CPU
+    /// (README, "Write a bot").
+    Bot(uttt::cli::bot::BotArgs),
     /// Exit 0 when the server at `UTTT_BIND` answers `/readyz` with 200 (for container health checks).
     Healthcheck,
     /// Administration from the command line.
@@ -91,6 +94,10 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Healthcheck => healthcheck(),
+        Command::Bot(args) => {
+            uttt::telemetry::init(uttt::config::LogFormat::Human);
+            uttt::cli::bot::run(&args)
+        }
         Command::Perft(args) => uttt::cli::perft::run(&args, &mut std::io::stdout().lock()),
         Command::Selfplay(args) => uttt::cli::selfplay::run(&args, &mut std::io::stdout().lock()),
         // Needs no database: dispatched before any configuration is loaded.

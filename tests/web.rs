@@ -307,3 +307,8 @@ async fn the_page_is_served_beside_the_api() {
     );
     server.stop().await;
 }
+
+#[actix_web::test]
+async fn a_challenge_is_declined_cancelled_and_accepted_into_the_same_match() {
+    browser_script("challenge").await;
+}

@@ -189,17 +189,29 @@ export async function login(username, password) {
   return body.player;
 }
 
-/** Ends the session here and on the server. */
+/**
+ * Ends the session on the server, then here. The server is told first and
+ * answers before the session is dropped, so once this resolves no refresh
+ * token of the session works any more. It runs under the refresh lock with
+ * the latest pair: a tab refreshing meanwhile would otherwise spend the
+ * token being logged out and leave its successor alive.
+ */
 export async function logout() {
-  const token = current?.refresh_token;
-  await setSession(null, 'logged-out');
-  if (token) {
-    try {
-      await call('POST', '/auth/logout', { refresh_token: token }, { auth: false });
-    } catch {
-      // The session is gone here either way.
+  const run = async () => {
+    const latest = (await session.loadLatest()) ?? current;
+    const token = latest?.refresh_token;
+    if (token) {
+      try {
+        await call('POST', '/auth/logout', { refresh_token: token }, { auth: false });
+      } catch {
+        // Unreachable server: the session still ends here.
+      }
     }
-  }
+    await setSession(null, 'logged-out');
+  };
+  if (navigator.locks) return navigator.locks.request('uttt-refresh', run);
+  await refreshing?.catch(() => {});
+  return run();
 }
 
 /** An EventSource on `path` (under /api/v1) with the token in the query, as API.md allows. */

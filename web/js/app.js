@@ -4,6 +4,7 @@
 
 import * as api from './api.js';
 import * as auth from './auth.js';
+import * as challenges from './challenges.js';
 import { h, replace, showError } from './dom.js';
 import * as ladders from './ladders.js';
 import * as lobby from './lobby.js';
@@ -68,6 +69,9 @@ function render(message) {
   unmount = () => {};
   document.title = 'uttt';
   renderNav();
+  // Incoming challenges show as notices on every screen while logged in.
+  if (api.me()) challenges.start(go);
+  else challenges.stop();
   window.scrollTo(0, 0);
   const hash = location.hash || '#/';
   const authRoute = /^#\/(login|register)$/.exec(hash);
@@ -88,6 +92,7 @@ function render(message) {
 }
 
 api.onSessionChange((player, reason) => {
+  challenges.stop();
   if (!player) render(reason === 'expired' ? 'Your session has ended: please log in again.' : undefined);
   else if (reason === 'other-tab') render();
 });

@@ -3,6 +3,8 @@
 import * as api from './api.js';
 import { h, replace, showError, timeControlText } from './dom.js';
 import { startQueue } from './lobby.js';
+import { botBadge, challengeForm } from './challenges.js';
+import { challengeLadders } from './profile.js';
 
 /** Mounts the list of ladders, or one ladder's leaderboard when `id` is given. */
 export function mount(root, id, go) {
@@ -40,11 +42,29 @@ function ladderCard(ladder, go, limit) {
     h('table', { class: 'leaderboard' },
       h('thead', {}, h('tr', {},
         h('th', { scope: 'col' }, '#'), h('th', { scope: 'col' }, 'Player'), h('th', { scope: 'col' }, 'Rating'),
-        h('th', { scope: 'col' }, 'Games'), h('th', { scope: 'col' }, 'W / L / D'))),
+        h('th', { scope: 'col' }, 'Games'), h('th', { scope: 'col' }, 'W / L / D'),
+        h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Challenge')))),
       table),
     more);
   page(ladder, table, more, null, limit);
   return card;
+}
+
+/** Opens (or closes) a challenge form under a leaderboard row, on this ladder by default. */
+async function toggleChallenge(row, player, ladder) {
+  const open = row.nextElementSibling?.classList.contains('challenge-row');
+  if (open) {
+    row.nextElementSibling.remove();
+    return;
+  }
+  try {
+    const ladders = challengeLadders(await api.get('/ladders'), player);
+    const preset = ladders.some((l) => l.id === ladder.id) ? ladder.id : '';
+    row.after(h('tr', { class: 'challenge-row' },
+      h('td', { colspan: 6 }, challengeForm(player, ladders, preset))));
+  } catch (err) {
+    showError(err);
+  }
 }
 
 async function page(ladder, table, more, cursor, limit) {
@@ -52,17 +72,21 @@ async function page(ladder, table, more, cursor, limit) {
     const q = `?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const body = await api.get(`/ladders/${api.seg(ladder.id)}/leaderboard${q}`);
     if (!cursor && !body.items.length) {
-      table.append(h('tr', {}, h('td', { colspan: 5, class: 'muted' },
+      table.append(h('tr', {}, h('td', { colspan: 6, class: 'muted' },
         'No established player yet: a player is ranked while their rating deviation, which grows between games, is at most 110.')));
     }
     for (const e of body.items) {
-      table.append(h('tr', {},
+      const row = h('tr', { dataset: { player: e.player.username } },
         h('td', {}, String(e.rank)),
-        h('td', {}, h('a', { href: `#/players/${encodeURIComponent(e.player.username)}` }, e.player.username)),
+        h('td', {}, h('a', { href: `#/players/${encodeURIComponent(e.player.username)}` }, e.player.username),
+          botBadge(e.player)),
         h('td', {}, `${Math.round(e.rating)} ± ${Math.round(e.deviation)}`,
           e.provisional ? h('span', { class: 'badge' }, 'provisional') : null),
         h('td', {}, String(e.games)),
-        h('td', {}, `${e.wins} / ${e.losses} / ${e.draws}`)));
+        h('td', {}, `${e.wins} / ${e.losses} / ${e.draws}`),
+        h('td', {}, e.player.id === api.me()?.id ? null
+          : h('button', { type: 'button', class: 'secondary small', onclick: () => toggleChallenge(row, e.player, ladder) }, 'Challenge')));
+      table.append(row);
     }
     replace(more, body.next_cursor
       ? h('button', { type: 'button', class: 'secondary', onclick: () => page(ladder, table, more, body.next_cursor, limit) }, 'More')

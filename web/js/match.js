@@ -7,6 +7,7 @@
 
 import * as api from './api.js';
 import { breadcrumbs, renderBoard } from './board.js';
+import { botBadge } from './challenges.js';
 import { Clocks, format } from './clock.js';
 import { LagMeter } from './lag.js';
 import { depthText, h, notice, replace, showError, timeControlText } from './dom.js';
@@ -284,11 +285,11 @@ function renderSeats(m, mine) {
     return h('div', {
       class: `seat seat-${seat}${turn ? ' turn' : ''}${seat === mine ? ' me' : ''}`,
       dataset: { seat, controller: p.controller, connected: String(p.connected) },
-      'aria-label': `${seat.toUpperCase()}: ${p.username}${seat === mine ? ' (you)' : ''}, ${controller}, ${p.connected ? 'connected' : 'away'}${turn ? ', to move' : ''}`,
+      'aria-label': `${seat.toUpperCase()}: ${p.username}${p.bot ? ' (bot)' : ''}${seat === mine ? ' (you)' : ''}, ${controller}, ${p.connected ? 'connected' : 'away'}${turn ? ', to move' : ''}`,
     },
     h('span', { class: 'seat-mark', 'aria-hidden': 'true' }, seat.toUpperCase()),
     h('span', { class: 'seat-who' },
-      h('span', { class: 'seat-name' }, p.username, seat === mine ? h('em', {}, ' (you)') : null),
+      h('span', { class: 'seat-name' }, p.username, botBadge(p), seat === mine ? h('em', {}, ' (you)') : null),
       h('span', { class: 'seat-info' },
         h('span', { class: `controller controller-${p.controller}` }, controller),
         h('span', { class: `presence ${p.connected ? 'on' : 'off'}` }, p.connected ? 'online' : 'away'))),

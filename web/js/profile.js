@@ -3,6 +3,7 @@
 
 import * as api from './api.js';
 import { ratingChart } from './chart.js';
+import { botBadge, challengeForm } from './challenges.js';
 import { depthText, h, replace, timeControlText } from './dom.js';
 
 /** A table of ratings (`LadderRating` items), with the ladders' names. */
@@ -18,6 +19,12 @@ export function ratingsTable(ratings, ladders) {
         r.provisional ? h('span', { class: 'badge', title: 'Deviation above 110' }, 'provisional') : null),
       h('td', {}, String(r.games)),
       h('td', {}, `${r.wins} / ${r.losses} / ${r.draws}`)))));
+}
+
+/** The rated ladders a challenge to `player` may be played on: bots play only where bots may. */
+export function challengeLadders(ladders, player) {
+  const bots = player.bot || api.me()?.bot;
+  return ladders.filter((l) => l.rated && (!bots || l.bots));
 }
 
 /** Mounts the profile of `username` (or your own when null) into `root`. */
@@ -38,9 +45,10 @@ async function load(box, username) {
     const history = h('div', {}, h('p', { class: 'muted' }, 'Loading matches…'));
     const charts = h('div', { class: 'rating-charts' });
     replace(box,
-      h('h1', {}, player.username, own ? h('span', { class: 'muted' }, ' (you)') : null),
+      h('h1', {}, player.username, botBadge(player), own ? h('span', { class: 'muted' }, ' (you)') : null),
       h('p', { class: 'muted' }, `Playing since ${new Date(player.created_at).toLocaleDateString()}`,
         player.role === 'admin' ? ' · admin' : ''),
+      own ? null : [h('h2', {}, 'Challenge'), challengeForm(player, challengeLadders(ladders, player))],
       h('h2', {}, 'Ratings'),
       ratingsTable(player.ratings, ladders),
       charts,
