@@ -5,6 +5,7 @@
 
 use diesel::prelude::*;
 
+use super::kinds::{MatchStatus, StoredSeat};
 use super::schema::{
     matches, players, tournament_games, tournament_players, tournament_rounds, tournaments,
 };
@@ -253,7 +254,7 @@ pub fn with_unrecorded_results(
     Ok(tournament_games::table
         .inner_join(matches::table)
         .filter(tournament_games::result.is_null())
-        .filter(matches::status.eq(super::kinds::MatchStatus::Finished))
+        .filter(matches::status.eq(MatchStatus::Finished))
         .select(tournament_games::tournament_id)
         .distinct()
         .limit(limit)
@@ -399,20 +400,19 @@ pub fn games(conn: &mut DbConnection, tournament_id: &str) -> Result<Vec<GameRow
         .load(conn)?)
 }
 
-/// Every game with its match's live outcome: `None` while the match is being
+/// A game with its match's live outcome: `None` while the match is being
 /// played, else the winner (`Some(None)`: a draw).
+pub type LiveGame = (GameRow, Option<Option<StoredSeat>>);
+
+/// Every game with its match's live outcome.
 ///
 /// # Errors
 /// Database errors.
 pub fn games_live(
     conn: &mut DbConnection,
     tournament_id: &str,
-) -> Result<Vec<(GameRow, Option<Option<super::kinds::StoredSeat>>)>, StoreError> {
-    let rows: Vec<(
-        GameRow,
-        super::kinds::MatchStatus,
-        Option<super::kinds::StoredSeat>,
-    )> = tournament_games::table
+) -> Result<Vec<LiveGame>, StoreError> {
+    let rows: Vec<(GameRow, MatchStatus, Option<StoredSeat>)> = tournament_games::table
         .inner_join(matches::table)
         .filter(tournament_games::tournament_id.eq(tournament_id))
         .order((tournament_games::round.asc(), tournament_games::board.asc()))
@@ -421,7 +421,7 @@ pub fn games_live(
     Ok(rows
         .into_iter()
         .map(|(g, status, winner)| {
-            let outcome = (status == super::kinds::MatchStatus::Finished).then_some(winner);
+            let outcome = (status == MatchStatus::Finished).then_some(winner);
             (g, outcome)
         })
         .collect())
@@ -435,12 +435,12 @@ pub fn games_live(
 pub fn ended_unrecorded(
     conn: &mut DbConnection,
     tournament_id: &str,
-) -> Result<Vec<(String, Option<super::kinds::StoredSeat>)>, StoreError> {
+) -> Result<Vec<(String, Option<StoredSeat>)>, StoreError> {
     Ok(tournament_games::table
         .inner_join(matches::table)
         .filter(tournament_games::tournament_id.eq(tournament_id))
         .filter(tournament_games::result.is_null())
-        .filter(matches::status.eq(super::kinds::MatchStatus::Finished))
+        .filter(matches::status.eq(MatchStatus::Finished))
         .select((tournament_games::match_id, matches::winner))
         .load(conn)?)
 }
