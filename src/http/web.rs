@@ -55,6 +55,7 @@ static ASSETS: &[Asset] = assets![
     "js/app.js",
     "js/auth.js",
     "js/board.js",
+    "js/challenges.js",
     "js/chart.js",
     "js/clock.js",
     "js/dom.js",
