@@ -185,3 +185,18 @@ diesel::table! {
         updated_at -> BigInt,
     }
 }
+
+diesel::table! {
+    analyses (match_id) {
+        match_id -> Text,
+        status -> Text,
+        plies_done -> Integer,
+        plies_total -> Integer,
+        result -> Text,
+        requested_by -> Nullable<Text>,
+        claimed_by -> Nullable<Text>,
+        claimed_at -> Nullable<BigInt>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
