@@ -135,7 +135,7 @@ fn lease_ms(ctx: &Context) -> i64 {
 /// # Errors
 /// Store failures; a failed search task.
 pub async fn step(ctx: &Context, job: &mut Job) -> Result<Step> {
-    let Some(ply) = (!job.is_done()).then(|| job.evals.len()) else {
+    let Some(ply) = (!job.is_done()).then_some(job.evals.len()) else {
         return Ok(Step::Stored);
     };
     let position = job.position.clone();

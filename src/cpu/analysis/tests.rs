@@ -56,7 +56,7 @@ fn engine_game(levels: u8, iterations: u32, seed: u64) -> Vec<Square> {
 
 #[test]
 fn thresholds_are_ordered_and_judged_as_documented() {
-    assert!(0.0 < INACCURACY && INACCURACY < MISTAKE && MISTAKE < BLUNDER);
+    const { assert!(0.0 < INACCURACY && INACCURACY < MISTAKE && MISTAKE < BLUNDER) };
     assert_eq!(Judgement::of(0.0, true), Judgement::Best);
     assert_eq!(Judgement::of(0.9, true), Judgement::Best);
     assert_eq!(Judgement::of(0.0, false), Judgement::Good);
