@@ -115,10 +115,10 @@ function renderDone(a) {
   const board = h('div', { class: 'analysis-board' });
   const caption = h('p', { class: 'analysis-step', 'aria-live': 'polite' });
   const nav = h('div', { class: 'analysis-nav' },
-    h('button', { type: 'button', class: 'step-first', 'aria-label': 'Start', onclick: () => go(a, 0) }, '⏮'),
+    h('button', { type: 'button', class: 'step-first', 'aria-label': 'Start', onclick: () => go(a, 0) }, '«'),
     h('button', { type: 'button', class: 'step-prev', 'aria-label': 'Previous move', onclick: () => go(a, a.step - 1) }, '◀'),
     h('button', { type: 'button', class: 'step-next', 'aria-label': 'Next move', onclick: () => go(a, a.step + 1) }, '▶'),
-    h('button', { type: 'button', class: 'step-last', 'aria-label': 'End', onclick: () => go(a, plies.length) }, '⏭'));
+    h('button', { type: 'button', class: 'step-last', 'aria-label': 'End', onclick: () => go(a, plies.length) }, '»'));
   const list = h('ol', { class: 'analysis-moves' }, plies.map((p) => h('li', {
     dataset: { ply: String(p.ply), judgement: p.judgement },
   }, h('button', { type: 'button', class: 'link', onclick: () => go(a, p.ply) },
