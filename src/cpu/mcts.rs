@@ -14,9 +14,10 @@
 //! playout, and the search stops once the root is proven. A proven win is
 //! played by its shortest line, a proven loss by its longest.
 //!
-//! Over 400 lines: selection, expansion, the proof back-up and the choice
-//! of the move all read and write the same node layout, kept in one file
-//! so the invariants of that layout stay in view.
+//! Over 400 lines: selection, expansion, the proof back-up, the choice of
+//! the move and the evaluation analyses read ([`evaluate`]) all read and
+//! write the same node layout, kept in one file so the invariants of that
+//! layout stay in view.
 
 use crate::rules::{Game, MoveList, Seat, Square, Status};
 

@@ -11,7 +11,7 @@ use uttt::time::TimeSource;
 
 use crate::admin::admin;
 use crate::both_backends;
-use crate::support::{TestApp, TestConfig, eventually};
+use crate::support::{Backend, TestApp, TestConfig, eventually};
 
 /// Tic-tac-toe: X 0, O 4, X 1 threatens 2; O plays 3 instead of blocking
 /// (a blunder: X wins at once), and X wins at 2.
@@ -90,11 +90,22 @@ async fn stored(app: &TestApp, id: &str) -> analyses::AnalysisRow {
         .expect("an analysis row")
 }
 
+async fn with_worker(backend: Backend) -> Option<TestApp> {
+    app_with(backend, Some(200), 32).await
+}
+
+async fn without_worker(backend: Backend) -> Option<TestApp> {
+    app_with(backend, None, 32).await
+}
+
+async fn queue_of_one(backend: Backend) -> Option<TestApp> {
+    app_with(backend, None, 1).await
+}
+
 both_backends! {
+    with with_worker;
+
     async fn a_player_asks_and_the_worker_judges_every_ply_once(app: TestApp) {
-        let backend = app.backend;
-        app.stop().await;
-        let app = app_with(backend, Some(200), 32).await.unwrap();
         let (x, o, id) = blunder_match(&app, "an1").await;
         let queued = app.post(&path(&id), &json!({}), Some(&x.token)).await;
         queued.expect(202);
@@ -126,11 +137,12 @@ both_backends! {
         assert!(!uttt::worker::analysis::tick(&app.ctx).await.unwrap(), "nothing left to claim");
         assert_eq!(stored(&app, &id).await, row);
     }
+}
+
+both_backends! {
+    with without_worker;
 
     async fn progress_is_stored_position_by_position(app: TestApp) {
-        let backend = app.backend;
-        app.stop().await;
-        let app = app_with(backend, None, 32).await.unwrap();
         let (x, _o, id) = blunder_match(&app, "an2").await;
         app.get(&path(&id), Some(&x.token)).await.expect_problem(404, "not_found");
         app.post(&path(&id), &json!({}), Some(&x.token)).await.expect(202);
@@ -161,9 +173,6 @@ both_backends! {
     }
 
     async fn two_instances_never_hold_one_analysis_and_a_lapsed_lease_is_taken_over(app: TestApp) {
-        let backend = app.backend;
-        app.stop().await;
-        let app = app_with(backend, None, 32).await.unwrap();
         let (x, _o, id) = blunder_match(&app, "an3").await;
         app.post(&path(&id), &json!({}), Some(&x.token)).await.expect(202);
         let lease = i64::try_from(app.ctx.config.analysis.lease().as_millis()).unwrap();
@@ -190,7 +199,9 @@ both_backends! {
         assert!(!save("a", now + lease + 2_000).await.unwrap());
         assert!(save("b", now + lease + 2_000).await.unwrap());
     }
+}
 
+both_backends! {
     async fn only_players_and_admins_ask_and_only_for_finished_matches(app: TestApp) {
         let (x, o, id) = blunder_match(&app, "an4").await;
         let stranger = app.register("an4stranger").await;
@@ -211,11 +222,12 @@ both_backends! {
         app.get(&path(&id), Some(&stranger.token)).await.expect(200);
         assert_eq!(stored(&app, &id).await.requested_by.as_deref(), Some(boss.id.as_str()));
     }
+}
+
+both_backends! {
+    with queue_of_one;
 
     async fn a_full_queue_refuses_with_429(app: TestApp) {
-        let backend = app.backend;
-        app.stop().await;
-        let app = app_with(backend, None, 1).await.unwrap();
         let (x, _, first) = blunder_match(&app, "an5a").await;
         let (y, _, second) = blunder_match(&app, "an5b").await;
         app.post(&path(&first), &json!({}), Some(&x.token)).await.expect(202);
