@@ -233,6 +233,14 @@ async fn a_dropped_player_is_replaced_by_the_cpu_and_gets_the_seat_back() {
 }
 
 #[actix_web::test]
+async fn a_finished_match_is_analysed_and_stepped_through() {
+    browser_script_with("analysis", |c| {
+        c.analysis.per_position = Duration::from_millis(50);
+    })
+    .await;
+}
+
+#[actix_web::test]
 async fn the_client_modules_pass_their_node_unit_tests() {
     if !ready("web/tests/unit (node --test)", false) {
         return;

@@ -19,7 +19,7 @@ use ladders::{ladders, rating_growth};
 pub use network::{IpNet, ProxyTrust, RateLimit, RateLimits};
 pub use secrets::{MIN_JWT_SECRET_BYTES, check_jwt_secret};
 use workers::workers;
-pub use workers::{PresenceConfig, Workers};
+pub use workers::{AnalysisConfig, PresenceConfig, Workers};
 
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,6 +101,8 @@ pub struct Config {
     pub matchmaking: MatchmakingConfig,
     /// How fast rating deviations grow between games (`UTTT_RATING_PERIODS_PER_DAY`).
     pub rating_growth: crate::rating::Growth,
+    /// Engine analysis of finished matches: time per position, queue bound.
+    pub analysis: AnalysisConfig,
 }
 
 impl Config {
@@ -275,6 +277,12 @@ impl Config {
             http_workers: usize::try_from(number(&get, "UTTT_HTTP_WORKERS", cores as u64)?.max(1))
                 .unwrap_or(cores),
             rating_growth: rating_growth(get("UTTT_RATING_PERIODS_PER_DAY"))?,
+            analysis: AnalysisConfig {
+                per_position: Duration::from_millis(
+                    number(&get, "UTTT_ANALYSIS_MS_PER_POSITION", 1_000)?.max(1),
+                ),
+                queue: cap("UTTT_ANALYSIS_QUEUE", 32)?,
+            },
         })
     }
 }

@@ -290,3 +290,24 @@ fn a_bad_value_names_the_variable() {
     let err = config(&[("UTTT_LOG_FORMAT", "xml")]).unwrap_err();
     assert_eq!(err.name, "UTTT_LOG_FORMAT");
 }
+
+#[test]
+fn analysis_time_per_position_and_queue_bound_are_read() {
+    let c = config(&[]).unwrap();
+    assert_eq!(c.analysis.per_position, Duration::from_millis(1_000));
+    assert_eq!(c.analysis.queue, 32);
+    assert!(c.workers.analysis);
+    let c = config(&[
+        ("UTTT_ANALYSIS_MS_PER_POSITION", "20"),
+        ("UTTT_ANALYSIS_QUEUE", "3"),
+        ("UTTT_WORKERS", "analysis"),
+    ])
+    .unwrap();
+    assert_eq!(c.analysis.per_position, Duration::from_millis(20));
+    assert_eq!(c.analysis.queue, 3);
+    assert!(c.workers.analysis && !c.workers.cpu);
+    // The lease outlasts ten positions, and never less than 30 s.
+    assert_eq!(c.analysis.lease(), Duration::from_secs(30));
+    let err = config(&[("UTTT_ANALYSIS_QUEUE", "many")]).unwrap_err();
+    assert_eq!(err.name, "UTTT_ANALYSIS_QUEUE");
+}

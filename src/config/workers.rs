@@ -23,6 +23,8 @@ pub struct Workers {
     pub challenges: bool,
     /// Starts tournaments, records their results and pairs their rounds.
     pub tournaments: bool,
+    /// Runs engine analyses of finished matches, one at a time.
+    pub analysis: bool,
 }
 
 impl Workers {
@@ -35,6 +37,7 @@ impl Workers {
         prune: true,
         challenges: true,
         tournaments: true,
+        analysis: true,
     };
     /// No worker.
     pub const NONE: Workers = Workers {
@@ -45,10 +48,11 @@ impl Workers {
         prune: false,
         challenges: false,
         tournaments: false,
+        analysis: false,
     };
 }
 
-/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`, `challenges`, `tournaments`.
+/// `true`/`false`, or a comma-separated list of `clock`, `cpu`, `pairing`, `presence`, `prune`, `challenges`, `tournaments`, `analysis`.
 pub(super) fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
     let Some(text) = text else {
         return Ok(Workers::ALL);
@@ -68,11 +72,12 @@ pub(super) fn workers(text: Option<String>) -> Result<Workers, ConfigError> {
             "prune" => set.prune = true,
             "challenges" => set.challenges = true,
             "tournaments" => set.tournaments = true,
+            "analysis" => set.analysis = true,
             other => {
                 return Err(ConfigError {
                     name: "UTTT_WORKERS",
                     message: format!(
-                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, challenges, tournaments, all, none)"
+                        "unknown worker `{other}` (clock, cpu, pairing, presence, prune, challenges, tournaments, analysis, all, none)"
                     ),
                 });
             }
@@ -98,5 +103,24 @@ impl PresenceConfig {
     /// How often an instance renews the leases of its open streams.
     pub fn renew_every(&self) -> Duration {
         (self.lease_ttl / 3).max(Duration::from_millis(10))
+    }
+}
+
+/// The engine analysis of finished matches (README, "Analysis").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AnalysisConfig {
+    /// How long the CPU thinks on each position (`UTTT_ANALYSIS_MS_PER_POSITION`).
+    pub per_position: Duration,
+    /// The most analyses waiting or running at once, over all instances
+    /// (`UTTT_ANALYSIS_QUEUE`); a request past it is refused with 429.
+    pub queue: u32,
+}
+
+impl AnalysisConfig {
+    /// How long a worker's claim on an analysis lasts without renewal: it
+    /// renews it with every position, so ten positions' time (at least 30 s)
+    /// before another instance takes the analysis over.
+    pub fn lease(&self) -> Duration {
+        (self.per_position * 10).max(Duration::from_secs(30))
     }
 }

@@ -14,9 +14,10 @@
 //! playout, and the search stops once the root is proven. A proven win is
 //! played by its shortest line, a proven loss by its longest.
 //!
-//! Over 400 lines: selection, expansion, the proof back-up and the choice
-//! of the move all read and write the same node layout, kept in one file
-//! so the invariants of that layout stay in view.
+//! Over 400 lines: selection, expansion, the proof back-up, the choice of
+//! the move and the evaluation analyses read ([`evaluate`]) all read and
+//! write the same node layout, kept in one file so the invariants of that
+//! layout stay in view.
 
 use crate::rules::{Game, MoveList, Seat, Square, Status};
 
@@ -463,7 +464,12 @@ impl<G: Game> Tree<G> {
     /// every child is a proven loss, the longest. The first child (a random
     /// one, the children being shuffled) when nothing was visited.
     fn best(&self) -> Square {
-        let root = self.nodes[0];
+        self.best_child().square
+    }
+
+    /// The node of the move [`Tree::best`] plays.
+    fn best_child(&self) -> &Node {
+        let root = &self.nodes[0];
         let first = root.first as usize;
         let children = &self.nodes[first..first + usize::from(root.count)];
         if let Some(win) = children
@@ -471,12 +477,12 @@ impl<G: Game> Tree<G> {
             .filter(|c| c.proof == Proof::Win)
             .min_by_key(|c| c.plies)
         {
-            return win.square;
+            return win;
         }
         if children.iter().all(|c| c.proof == Proof::Loss)
             && let Some(longest) = children.iter().max_by_key(|c| c.plies)
         {
-            return longest.square;
+            return longest;
         }
         let mut best: Option<&Node> = None;
         for child in children.iter().filter(|c| c.proof != Proof::Loss) {
@@ -486,6 +492,83 @@ impl<G: Game> Tree<G> {
                 best = Some(child);
             }
         }
-        best.unwrap_or(&children[0]).square
+        best.unwrap_or(&children[0])
+    }
+
+    /// The root's side's chance (1 win, ½ draw) when playing [`Tree::best`]:
+    /// the exact value once proven, otherwise that move's mean result.
+    fn best_value(&self) -> f32 {
+        let child = self.best_child();
+        match child.proof {
+            Proof::Win => 1.0,
+            Proof::Loss => 0.0,
+            Proof::Draw => 0.5,
+            Proof::Open if child.visits == 0 => 0.5,
+            Proof::Open => child.score / child.visits as f32,
+        }
+    }
+}
+
+/// What a search found out about its root, for analysis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Evaluation {
+    /// The move the search would play; `None` only when the match is over.
+    pub square: Option<Square>,
+    /// The side to move's winning chance with that move, draws counting
+    /// half: exact (0, ½ or 1) when proven, otherwise the move's mean result.
+    pub value: f32,
+    /// Whether the value is proven (the match is over, the move wins at
+    /// once, or the solver proved it).
+    pub proven: bool,
+    /// Iterations run.
+    pub iterations: u32,
+}
+
+/// Evaluates `game` for the side to move within `settings`: unlike
+/// [`search`], a position with one sensible move is searched too, since its
+/// value is wanted as well as the move.
+///
+/// Deterministic for a given seed when the iteration bound is what stops it.
+pub fn evaluate<G: Game>(
+    game: &G,
+    settings: &Settings,
+    seed: u64,
+    watch: &dyn Stopwatch,
+) -> Evaluation {
+    let exact = |square, value| Evaluation {
+        square,
+        value,
+        proven: true,
+        iterations: 0,
+    };
+    let status = game.status();
+    if status.is_over() {
+        // The last mover ended the match: the side to move cannot have won it.
+        let value = if status.winner().is_some() { 0.0 } else { 0.5 };
+        return exact(None, value);
+    }
+    let mut moves = MoveList::new(G::DEPTH);
+    game.legal_moves(&mut moves);
+    let mut candidates = moves.as_slice().to_vec();
+    if settings.tactics {
+        if let Some(win) = tactics::winning_move(game, &candidates) {
+            return exact(Some(win), 1.0);
+        }
+        let safe = tactics::safe_moves(game, &candidates);
+        if !safe.is_empty() {
+            candidates = safe;
+        }
+    }
+    let Some(&first) = candidates.first() else {
+        return exact(None, 0.5);
+    };
+    let mut tree = Tree::new(game.clone(), first, settings, seed, moves);
+    tree.expand_with(0, &candidates);
+    let iterations = tree.run(&settings.budget, watch);
+    Evaluation {
+        square: Some(tree.best()),
+        value: tree.best_value(),
+        proven: tree.nodes[0].proof != Proof::Open || tree.best_child().proof != Proof::Open,
+        iterations,
     }
 }

@@ -10,6 +10,7 @@
 //!   depth compiles to its own code;
 //! - [`openings`]: random openings for matches between CPU players.
 
+pub mod analysis;
 pub mod budget;
 pub mod level;
 pub mod mcts;

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod analysis;
 pub mod auth;
 pub mod challenges;
 pub mod events;
@@ -55,6 +56,8 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
                 .service(matches::resign)
                 .service(matches::heartbeat)
                 .service(matches::moves)
+                .service(analysis::request_analysis)
+                .service(analysis::get_analysis)
                 .service(events::match_events),
         )
         .service(

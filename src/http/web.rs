@@ -51,6 +51,7 @@ static ASSETS: &[Asset] = assets![
     "index.html",
     "favicon.svg",
     "css/app.css",
+    "js/analysis.js",
     "js/api.js",
     "js/app.js",
     "js/auth.js",

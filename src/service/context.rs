@@ -112,6 +112,12 @@ pub struct Signals {
     pub pairing: tokio::sync::Notify,
     /// A tournament game ended, or a tournament was started.
     pub tournaments: tokio::sync::Notify,
+    /// An analysis was queued.
+    pub analysis: tokio::sync::Notify,
+    /// Searches for live CPU moves running on this instance now: the
+    /// analysis worker waits while there are any, and cuts its own search
+    /// short when one starts, so live moves come first.
+    pub cpu_searches: std::sync::atomic::AtomicUsize,
     /// When the pairing worker last reconciled broker claims with the database (game time).
     pub last_reconcile: std::sync::atomic::AtomicI64,
 }

@@ -58,6 +58,8 @@ pub enum ConflictCode {
     ChallengeNotPending,
     /// The account played rated games as a human, so it cannot become a bot.
     HasRatedGames,
+    /// The match is still being played (an analysis waits for its end).
+    MatchNotFinished,
     /// A ticket left the queue while the pairing worker wrote its match: rolls
     /// the pairing back. Only the worker sees it, never a client.
     TicketGone,
@@ -74,7 +76,7 @@ pub enum ConflictCode {
 
 impl ConflictCode {
     /// Every code, in the order above.
-    pub const ALL: [ConflictCode; 20] = [
+    pub const ALL: [ConflictCode; 21] = [
         ConflictCode::UsernameTaken,
         ConflictCode::NotYourTurn,
         ConflictCode::StalePly,
@@ -90,6 +92,7 @@ impl ConflictCode {
         ConflictCode::RoomNotFull,
         ConflictCode::ChallengeNotPending,
         ConflictCode::HasRatedGames,
+        ConflictCode::MatchNotFinished,
         ConflictCode::TicketGone,
         ConflictCode::AlreadyJoined,
         ConflictCode::TournamentFull,
@@ -115,6 +118,7 @@ impl ConflictCode {
             ConflictCode::RoomNotFull => "room_not_full",
             ConflictCode::ChallengeNotPending => "challenge_not_pending",
             ConflictCode::HasRatedGames => "has_rated_games",
+            ConflictCode::MatchNotFinished => "match_not_finished",
             ConflictCode::TicketGone => "ticket_gone",
             ConflictCode::AlreadyJoined => "already_joined",
             ConflictCode::TournamentFull => "tournament_full",

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod admin;
+pub mod analysis;
 pub mod audit;
 pub mod bots;
 pub mod challenges;

@@ -2,6 +2,7 @@
 //! query functions. Queries take `&mut DbConnection` so that a use case can
 //! compose several of them inside one transaction.
 
+pub mod analyses;
 pub mod challenges;
 mod connection;
 pub mod history;

@@ -260,3 +260,18 @@ diesel::allow_tables_to_appear_in_same_query!(
 );
 diesel::allow_tables_to_appear_in_same_query!(tournament_players, players);
 diesel::allow_tables_to_appear_in_same_query!(tournament_games, matches);
+
+diesel::table! {
+    analyses (match_id) {
+        match_id -> Text,
+        status -> Text,
+        plies_done -> Integer,
+        plies_total -> Integer,
+        result -> Text,
+        requested_by -> Nullable<Text>,
+        claimed_by -> Nullable<Text>,
+        claimed_at -> Nullable<BigInt>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}

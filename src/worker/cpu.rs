@@ -2,6 +2,7 @@
 //! for dropped players) through the same transactional move path as players,
 //! on the CPU side's clock.
 
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use crate::cpu::{self, Level};
@@ -65,7 +66,8 @@ fn level_of(row: &MatchRow, seat: Seat) -> Level {
     Level::new(level).unwrap_or(Level::MAX)
 }
 
-fn seed(id: &str, ply: i32) -> u64 {
+/// The search seed of `ply` of match `id`.
+pub(crate) fn seed(id: &str, ply: i32) -> u64 {
     // FNV-1a: a fixed seed per match and ply makes CPU games replayable.
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in id.bytes().chain(ply.to_le_bytes()) {
@@ -75,7 +77,25 @@ fn seed(id: &str, ply: i32) -> u64 {
     h
 }
 
+/// Counts a live CPU move in [`Signals::cpu_searches`](crate::service::Signals) while it lives.
+struct Searching(std::sync::Arc<crate::service::Signals>);
+
+impl Searching {
+    fn start(signals: std::sync::Arc<crate::service::Signals>) -> Searching {
+        signals.cpu_searches.fetch_add(1, Ordering::SeqCst);
+        Searching(signals)
+    }
+}
+
+impl Drop for Searching {
+    fn drop(&mut self) {
+        self.0.cpu_searches.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 async fn think_and_play(ctx: &Context, row: MatchRow, waiting: usize) -> Result<bool> {
+    // The analysis worker yields to live moves while this lives.
+    let _searching = Searching::start(ctx.signals.clone());
     let Some(seat) = row.to_move_seat() else {
         return Ok(false);
     };

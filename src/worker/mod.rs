@@ -3,6 +3,7 @@
 //! (`FOR UPDATE SKIP LOCKED`, or a claim column) and every write goes through
 //! the same transactional use cases as requests.
 
+pub mod analysis;
 pub mod challenges;
 pub mod clock;
 pub mod cpu;
@@ -97,6 +98,26 @@ pub fn start(ctx: &Context) {
                 let signals = ctx.signals.clone();
                 tokio::select! {
                     _ = tokio::time::timeout(TOURNAMENTS_POLL_EVERY, signals.tournaments.notified()) => {}
+                    () = ctx.shutdown.wait() => {}
+                }
+            }
+        });
+    }
+    if enabled.analysis {
+        let ctx = ctx.clone();
+        let guard = ctx.shutdown.worker();
+        tokio::spawn(async move {
+            let _guard = guard;
+            while !ctx.shutdown.is_triggered() {
+                // One analysis at a time; straight on to the next one if any.
+                match analysis::tick(&ctx).await {
+                    Ok(true) => continue,
+                    Ok(false) => {}
+                    Err(err) => tracing::warn!(worker = "analysis", error = %err, "tick failed"),
+                }
+                let signals = ctx.signals.clone();
+                tokio::select! {
+                    _ = tokio::time::timeout(analysis::POLL_EVERY, signals.analysis.notified()) => {}
                     () = ctx.shutdown.wait() => {}
                 }
             }

@@ -12,6 +12,7 @@ mod support;
 
 mod accounts;
 mod admin;
+mod analysis;
 mod challenges;
 mod conventions;
 mod dropouts;

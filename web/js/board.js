@@ -13,8 +13,8 @@ const OUTCOME_WORDS = { x: 'won by X', o: 'won by O', draw: 'drawn' };
 /**
  * The board as elements.
  * model: {depth, cells, boards, view, target (address | null), legal (array
- * of addresses), canPlay, lastMove (address | null), onPlay(address),
- * onBrowse(address)}
+ * of addresses), canPlay, lastMove (address | null), marked (address |
+ * null: the analysis's best move), onPlay(address), onBrowse(address)}
  */
 export function renderBoard(model) {
   const { depth, view } = model;
@@ -25,6 +25,7 @@ export function renderBoard(model) {
     legalBoards: new Set(model.legal.flatMap((a) => a.map((_, n) => key(a.slice(0, n))))),
     targetKey: model.target ? key(model.target) : null,
     lastKey: model.lastMove ? key(model.lastMove) : null,
+    markedKey: model.marked ? key(model.marked) : null,
     playable: squaresShown(view, depth),
   };
   const levels = depth - view.length;
@@ -109,7 +110,9 @@ function cellButton(ctx, address) {
   if (mark) classes.push(`mark-${mark}`);
   if (legal) classes.push('legal');
   if (k === ctx.lastKey) classes.push('last');
-  const state = mark ? mark.toUpperCase() : legal ? 'empty, legal move' : 'empty';
+  if (k === ctx.markedKey) classes.push('best');
+  const best = k === ctx.markedKey ? ', the best move' : '';
+  const state = (mark ? mark.toUpperCase() : legal ? 'empty, legal move' : 'empty') + best;
   return h('button', {
     type: 'button',
     class: classes.join(' '),
@@ -125,6 +128,7 @@ function cellPreview(ctx, address) {
   const classes = ['cell', 'preview'];
   if (mark) classes.push(`mark-${mark}`);
   if (key(address) === ctx.lastKey) classes.push('last');
+  if (key(address) === ctx.markedKey) classes.push('best');
   if (ctx.canPlay && ctx.legalKeys.has(key(address))) classes.push('legal');
   return h('span', { class: classes.join(' '), 'aria-hidden': 'true' }, mark.toUpperCase());
 }

@@ -1,6 +1,7 @@
-// The rating history chart of a profile: an SVG drawn here, no library.
-// `chartGeometry` is pure (unit-tested under Node); `ratingChart` makes the
-// SVG element from it.
+// The rating history chart of a profile and the winning-chance graph of an
+// analysis: SVG drawn here, no library.
+// `chartGeometry` and `graphGeometry` are pure (unit-tested under Node);
+// `ratingChart` and js/analysis.js make the SVG elements from them.
 
 /** Deviation above which a rating is provisional (API.md). */
 export const PROVISIONAL_ABOVE = 110;
@@ -68,7 +69,28 @@ export function chartGeometry(points, { width = 600, height = 220, pad = 36 } = 
   return { width, height, pad, line, band, dots: xy, provisional, ticks };
 }
 
-function el(tag, attrs = {}, ...children) {
+/**
+ * The graph of X's winning chance: one point before each move and one after
+ * the last, in a `width` × `height` box, 1 (X wins) at the top.
+ */
+export function graphGeometry(plies, { width = 600, height = 160, pad = 12 } = {}) {
+  if (!plies.length) return null;
+  const chances = plies.map((p) => p.win_x);
+  const last = plies[plies.length - 1];
+  // After the last move: the mover's chance after it, from X's side.
+  const after = last.best_win - last.loss;
+  chances.push(last.seat === 'x' ? after : 1 - after);
+  const n = chances.length - 1;
+  const x = (i) => Math.round((pad + (i / n) * (width - 2 * pad)) * 10) / 10;
+  const y = (v) => Math.round((pad + (1 - v) * (height - 2 * pad)) * 10) / 10;
+  const dots = chances.map((v, i) => [x(i), y(v)]);
+  const line = dots.map(([px, py], i) => `${i ? 'L' : 'M'}${px} ${py}`).join(' ');
+  const area = `${line} L${x(n)} ${y(0)} L${x(0)} ${y(0)} Z`;
+  return { width, height, pad, dots, line, area, middle: y(0.5), x };
+}
+
+/** An SVG element: `svgElement('line', {x1: 0, …}, child…)` (also used by the analysis graph). */
+export function svgElement(tag, attrs = {}, ...children) {
   const node = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   node.append(...children);
@@ -86,19 +108,19 @@ export function ratingChart(history, current, now = Date.now()) {
   if (now > last.t) points.push({ t: now, rating: current.rating, deviation: current.deviation });
   const g = chartGeometry(points);
   const title = `Rating after each of ${history.length} rated games; shaded: provisional (deviation above ${PROVISIONAL_ABOVE})`;
-  return el('svg', { viewBox: `0 0 ${g.width} ${g.height}`, class: 'rating-chart', role: 'img', 'aria-label': title },
-    el('title', {}, title),
-    ...g.provisional.map((s) => el('rect', {
+  return svgElement('svg', { viewBox: `0 0 ${g.width} ${g.height}`, class: 'rating-chart', role: 'img', 'aria-label': title },
+    svgElement('title', {}, title),
+    ...g.provisional.map((s) => svgElement('rect', {
       class: 'provisional-band', x: s.x, y: 0, width: s.width, height: g.height,
     })),
-    ...g.ticks.map((tk) => el('g', { class: 'tick' },
-      el('line', { x1: g.pad, x2: g.width - g.pad, y1: tk.y, y2: tk.y }),
-      el('text', { x: g.pad - 4, y: tk.y + 4, 'text-anchor': 'end' }, String(Math.round(tk.rating))))),
-    el('text', { class: 'date', x: g.pad, y: g.height - 2 }, new Date(points[0].t).toLocaleDateString()),
-    el('text', { class: 'date', x: g.width - g.pad, y: g.height - 2, 'text-anchor': 'end' },
+    ...g.ticks.map((tk) => svgElement('g', { class: 'tick' },
+      svgElement('line', { x1: g.pad, x2: g.width - g.pad, y1: tk.y, y2: tk.y }),
+      svgElement('text', { x: g.pad - 4, y: tk.y + 4, 'text-anchor': 'end' }, String(Math.round(tk.rating))))),
+    svgElement('text', { class: 'date', x: g.pad, y: g.height - 2 }, new Date(points[0].t).toLocaleDateString()),
+    svgElement('text', { class: 'date', x: g.width - g.pad, y: g.height - 2, 'text-anchor': 'end' },
       now > last.t ? 'now' : new Date(last.t).toLocaleDateString()),
-    el('path', { class: 'deviation-band', d: g.band }),
-    el('path', { class: 'rating-line', d: g.line }),
-    ...g.dots.slice(0, history.length).map(([cx, cy], i) => el('circle', { class: 'game', cx, cy, r: 3 },
-      el('title', {}, `${Math.round(history[i].rating)} ± ${Math.round(history[i].deviation)} · ${new Date(history[i].at).toLocaleDateString()}`))));
+    svgElement('path', { class: 'deviation-band', d: g.band }),
+    svgElement('path', { class: 'rating-line', d: g.line }),
+    ...g.dots.slice(0, history.length).map(([cx, cy], i) => svgElement('circle', { class: 'game', cx, cy, r: 3 },
+      svgElement('title', {}, `${Math.round(history[i].rating)} ± ${Math.round(history[i].deviation)} · ${new Date(history[i].at).toLocaleDateString()}`))));
 }

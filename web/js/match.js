@@ -4,8 +4,10 @@
 // while it is open; without it, a heartbeat every `presence.heartbeat_ms` of
 // the state does. Moves are posted with the ply they answer and the measured
 // round trip as `lag_ms` (credited back within the player's lag quota).
+// Under a finished match, the engine analysis (js/analysis.js).
 
 import * as api from './api.js';
+import { mountAnalysis } from './analysis.js';
 import { breadcrumbs, renderBoard } from './board.js';
 import { botBadge } from './challenges.js';
 import { Clocks, format } from './clock.js';
@@ -52,6 +54,7 @@ export function mount(root, id, go) {
     m.closed = true;
     m.es?.close();
     m.playerEvents?.close();
+    m.unmountAnalysis?.();
     for (const t of m.timers) clearInterval(t);
     clearTimeout(m.reconnect);
     clearTimeout(m.heartbeatTimer);
@@ -71,6 +74,7 @@ function skeleton(m) {
     moves: h('ol', { class: 'move-list' }),
     movesCount: h('span', {}, '0'),
     live: h('span', { class: 'live', dataset: { live: 'connecting' } }, 'connecting…'),
+    analysis: h('section', { class: 'analysis card', hidden: true, 'aria-label': 'Analysis' }),
   };
   const p = m.parts;
   return h('section', { class: 'screen match', dataset: { matchId: m.id } },
@@ -82,7 +86,8 @@ function skeleton(m) {
         p.status, p.result, p.actions,
         h('details', { class: 'moves', open: true },
           h('summary', {}, 'Moves (', p.movesCount, ')'), p.moves),
-        h('p', { class: 'conn' }, p.live))));
+        h('p', { class: 'conn' }, p.live))),
+    p.analysis);
 }
 
 async function load(m) {
@@ -271,6 +276,10 @@ function render(m) {
   renderResult(m, seat);
   renderActions(m, seat);
   renderMoves(m);
+  if (s.status === 'finished' && !m.unmountAnalysis) {
+    m.parts.analysis.hidden = false;
+    m.unmountAnalysis = mountAnalysis(m.parts.analysis, s);
+  }
   tick(m);
   document.title = s.status === 'active' && s.turn === seat ? 'Your move · uttt' : 'uttt';
 }

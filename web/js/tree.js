@@ -89,3 +89,42 @@ export function newSquare(before, after, depth) {
   }
   return null;
 }
+
+const LINES = [[0, 1, 2], [3, 4, 5], [6, 7, 8], [0, 3, 6], [1, 4, 7], [2, 5, 8], [0, 4, 8], [2, 4, 6]];
+
+/** The decided boards of `cells` at `depth`, as the API's `boards` map ('x', 'o' or 'draw' by key). */
+export function boardsOf(cells, depth) {
+  const boards = {};
+  // The status of the board at `address` with `levels` levels below it.
+  const status = (address, levels) => {
+    const children = [];
+    for (let pos = 0; pos < 9; pos += 1) {
+      const child = [...address, pos];
+      if (levels === 1) {
+        const c = cells[flatIndex(child)];
+        children.push(c === 'x' || c === 'o' ? c : null);
+      } else {
+        children.push(status(child, levels - 1));
+      }
+    }
+    let outcome = null;
+    for (const [a, b, c] of LINES) {
+      const s = children[a];
+      if ((s === 'x' || s === 'o') && children[b] === s && children[c] === s) outcome = s;
+    }
+    if (!outcome && children.every((c) => c !== null)) outcome = 'draw';
+    if (outcome) boards[key(address)] = outcome;
+    return outcome;
+  };
+  status([], depth);
+  return boards;
+}
+
+/** The `cells` string after the first `ply` moves (addresses, X first) at `depth`. */
+export function positionAt(moves, ply, depth) {
+  const cells = new Array(9 ** depth).fill('.');
+  moves.slice(0, ply).forEach((address, i) => {
+    cells[flatIndex(address)] = i % 2 === 0 ? 'x' : 'o';
+  });
+  return cells.join('');
+}
