@@ -22,8 +22,8 @@ use futures_util::{FutureExt, StreamExt};
 use uttt::broker::memory::MemoryBroker;
 use uttt::broker::redis::RedisBroker;
 use uttt::broker::{
-    Cancelled, Enqueued, Notice, PresenceRecord, RateDecision, SharedBroker, Subscription, Ticket,
-    TicketStatus,
+    Cancelled, Enqueued, Notice, PairClaim, PresenceRecord, RateDecision, SharedBroker,
+    Subscription, Ticket, TicketStatus,
 };
 
 /// Declares each check once per broker: `name::in_process` and `name::redis`.
@@ -63,6 +63,7 @@ on_both_brokers!(
     cancelling_withdraws_a_queued_ticket_once,
     a_pair_is_claimed_whole_and_once,
     a_released_pair_is_queued_again,
+    a_round_of_pairs_is_claimed_in_one_call_each_pair_whole,
 );
 
 /// Runs `check` against a fresh in-process broker.
@@ -154,6 +155,27 @@ async fn queued_ids(b: &SharedBroker, ladder: &str) -> Vec<String> {
         .into_iter()
         .map(|t| t.id)
         .collect()
+}
+
+/// The claim of tickets `a` and `b` into match `m`.
+fn pair(a: &str, b: &str, m: &str) -> PairClaim {
+    PairClaim {
+        a: a.into(),
+        b: b.into(),
+        match_id: m.into(),
+    }
+}
+
+/// Claims one pair on the `blitz` ladder; whether it was claimed.
+async fn claim_one(b: &SharedBroker, x: &str, y: &str, m: &str) -> bool {
+    let claimed = b.claim_pairs("blitz", &[pair(x, y, m)]).await.unwrap();
+    assert_eq!(claimed.len(), 1, "one answer per pair");
+    claimed[0]
+}
+
+/// Releases tickets of the `blitz` ladder.
+async fn release(b: &SharedBroker, ids: &[&str]) {
+    b.release_tickets("blitz", &keys(ids)).await.unwrap();
 }
 
 async fn status_of(b: &SharedBroker, id: &str) -> TicketStatus {
@@ -547,17 +569,17 @@ async fn a_pair_is_claimed_whole_and_once(b: SharedBroker) {
             .unwrap();
     }
     assert!(
-        !b.claim_pair("a", "a", "m0").await.unwrap(),
+        !claim_one(&b, "a", "a", "m0").await,
         "a ticket cannot meet itself"
     );
-    assert!(!b.claim_pair("a", "never", "m0").await.unwrap());
+    assert!(!claim_one(&b, "a", "never", "m0").await);
     assert_eq!(
         status_of(&b, "a").await,
         TicketStatus::Queued,
         "all or nothing"
     );
 
-    assert!(b.claim_pair("a", "b", "m1").await.unwrap());
+    assert!(claim_one(&b, "a", "b", "m1").await);
     for id in ["a", "b"] {
         let t = b.ticket(id).await.unwrap().unwrap();
         assert_eq!(
@@ -567,8 +589,8 @@ async fn a_pair_is_claimed_whole_and_once(b: SharedBroker) {
     }
     assert_eq!(queued_ids(&b, "blitz").await, ["c", "d"]);
     // A double claim, or a claim of one claimed ticket with a queued one, fails whole.
-    assert!(!b.claim_pair("a", "b", "m2").await.unwrap());
-    assert!(!b.claim_pair("b", "c", "m2").await.unwrap());
+    assert!(!claim_one(&b, "a", "b", "m2").await);
+    assert!(!claim_one(&b, "b", "c", "m2").await);
     assert_eq!(status_of(&b, "c").await, TicketStatus::Queued);
     assert_eq!(
         b.ticket("b").await.unwrap().unwrap().match_id.as_deref(),
@@ -588,7 +610,7 @@ async fn a_pair_is_claimed_whole_and_once(b: SharedBroker) {
     );
     b.cancel("d", "left").await.unwrap();
     assert!(
-        !b.claim_pair("c", "d", "m3").await.unwrap(),
+        !claim_one(&b, "c", "d", "m3").await,
         "a cancelled ticket is not claimed"
     );
     assert_eq!(status_of(&b, "c").await, TicketStatus::Queued);
@@ -604,8 +626,8 @@ async fn a_released_pair_is_queued_again(b: SharedBroker) {
             .await
             .unwrap();
     }
-    assert!(b.claim_pair("a", "b", "m1").await.unwrap());
-    b.release_pair("a", "b").await.unwrap();
+    assert!(claim_one(&b, "a", "b", "m1").await);
+    release(&b, &["a", "b"]).await;
     for id in ["a", "b"] {
         let t = b.ticket(id).await.unwrap().unwrap();
         assert_eq!((t.status, t.match_id), (TicketStatus::Queued, None));
@@ -615,20 +637,75 @@ async fn a_released_pair_is_queued_again(b: SharedBroker) {
         ["b", "c", "a"],
         "back in rating order"
     );
-    assert!(
-        b.claim_pair("b", "a", "m2").await.unwrap(),
-        "and claimable again"
-    );
+    assert!(claim_one(&b, "b", "a", "m2").await, "and claimable again");
 
     // Releasing touches only matched tickets: queued and cancelled ones stay as they are.
     b.enqueue(&ticket("d", "p4", "blitz", 1_450.0))
         .await
         .unwrap();
     b.cancel("d", "left").await.unwrap();
-    b.release_pair("c", "d").await.unwrap();
-    b.release_pair("never", "c").await.unwrap();
+    release(&b, &["c", "d"]).await;
+    release(&b, &["never", "c"]).await;
     assert_eq!(status_of(&b, "c").await, TicketStatus::Queued);
     assert_eq!(status_of(&b, "d").await, TicketStatus::Cancelled);
     assert_eq!(queued_ids(&b, "blitz").await, ["c"]);
     assert_eq!(b.queue_size("blitz").await.unwrap(), 1);
+}
+
+async fn a_round_of_pairs_is_claimed_in_one_call_each_pair_whole(b: SharedBroker) {
+    for i in 0..8 {
+        b.enqueue(&ticket(
+            &format!("t{i}"),
+            &format!("p{i}"),
+            "blitz",
+            1_000.0 + f64::from(i),
+        ))
+        .await
+        .unwrap();
+    }
+    b.cancel("t7", "left").await.unwrap();
+    let round = [
+        pair("t0", "t1", "m1"),
+        // t1 is taken by the pair before: this one is refused whole.
+        pair("t1", "t2", "m2"),
+        pair("t3", "t4", "m3"),
+        pair("t5", "t5", "m4"),
+        // t7 was cancelled.
+        pair("t6", "t7", "m5"),
+        pair("t2", "t5", "m6"),
+    ];
+    assert_eq!(
+        b.claim_pairs("blitz", &round).await.unwrap(),
+        [true, false, true, false, false, true]
+    );
+    for (id, status, match_id) in [
+        ("t0", TicketStatus::Matched, Some("m1")),
+        ("t1", TicketStatus::Matched, Some("m1")),
+        ("t2", TicketStatus::Matched, Some("m6")),
+        ("t3", TicketStatus::Matched, Some("m3")),
+        ("t4", TicketStatus::Matched, Some("m3")),
+        ("t5", TicketStatus::Matched, Some("m6")),
+        ("t6", TicketStatus::Queued, None),
+        ("t7", TicketStatus::Cancelled, None),
+    ] {
+        let t = b.ticket(id).await.unwrap().unwrap();
+        assert_eq!(
+            (t.status, t.match_id.as_deref()),
+            (status, match_id),
+            "{id}"
+        );
+    }
+    assert_eq!(queued_ids(&b, "blitz").await, ["t6"]);
+    assert_eq!(b.queue_size("blitz").await.unwrap(), 1);
+    assert!(
+        b.claim_pairs("blitz", &[]).await.unwrap().is_empty(),
+        "an empty round claims nothing"
+    );
+    // A failed write puts the whole round back, in rating order.
+    release(&b, &["t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7"]).await;
+    assert_eq!(
+        queued_ids(&b, "blitz").await,
+        ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]
+    );
+    assert_eq!(status_of(&b, "t7").await, TicketStatus::Cancelled);
 }

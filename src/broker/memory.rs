@@ -11,8 +11,8 @@ use futures_util::future::BoxFuture;
 
 use super::hub::Hub;
 use super::{
-    BrokerResult, Cancelled, Enqueued, Health, Locks, MatchQueue, Presence, PresenceRecord, PubSub,
-    RateDecision, RateLimiter, Slots, Subscription, Ticket, TicketStatus,
+    BrokerResult, Cancelled, Enqueued, Health, Locks, MatchQueue, PairClaim, Presence,
+    PresenceRecord, PubSub, RateDecision, RateLimiter, Slots, Subscription, Ticket, TicketStatus,
 };
 
 /// Windows are swept once this many counters are held.
@@ -328,36 +328,45 @@ impl MatchQueue for MemoryBroker {
         Box::pin(async move { Ok(n) })
     }
 
-    fn claim_pair<'a>(
+    fn claim_pairs<'a>(
         &'a self,
-        a: &'a str,
-        b: &'a str,
-        match_id: &'a str,
-    ) -> BoxFuture<'a, BrokerResult<bool>> {
+        _ladder: &'a str,
+        pairs: &'a [PairClaim],
+    ) -> BoxFuture<'a, BrokerResult<Vec<bool>>> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        let queued = |id: &str| {
-            q.tickets
-                .get(id)
-                .is_some_and(|(t, _)| t.status == TicketStatus::Queued)
-        };
-        let ok = a != b && queued(a) && queued(b);
-        if ok {
-            let now = Instant::now();
-            for id in [a, b] {
-                if let Some((t, _)) = q.tickets.get_mut(id) {
-                    t.status = TicketStatus::Matched;
-                    t.match_id = Some(match_id.to_owned());
+        let now = Instant::now();
+        let claimed = pairs
+            .iter()
+            .map(|pair| {
+                let queued = |q: &QueueState, id: &str| {
+                    q.tickets
+                        .get(id)
+                        .is_some_and(|(t, _)| t.status == TicketStatus::Queued)
+                };
+                let ok = pair.a != pair.b && queued(&q, &pair.a) && queued(&q, &pair.b);
+                if ok {
+                    for id in [&pair.a, &pair.b] {
+                        if let Some((t, _)) = q.tickets.get_mut(id.as_str()) {
+                            t.status = TicketStatus::Matched;
+                            t.match_id = Some(pair.match_id.clone());
+                        }
+                        q.finish(id, now);
+                    }
                 }
-                q.finish(id, now);
-            }
-        }
-        Box::pin(async move { Ok(ok) })
+                ok
+            })
+            .collect();
+        Box::pin(async move { Ok(claimed) })
     }
 
-    fn release_pair<'a>(&'a self, a: &'a str, b: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
+    fn release_tickets<'a>(
+        &'a self,
+        _ladder: &'a str,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, BrokerResult<()>> {
         let mut q = self.queue.lock().unwrap_or_else(|p| p.into_inner());
-        for id in [a, b] {
-            let Some((t, expires)) = q.tickets.get_mut(id) else {
+        for id in ids {
+            let Some((t, expires)) = q.tickets.get_mut(id.as_str()) else {
                 continue;
             };
             if t.status != TicketStatus::Matched {
@@ -367,7 +376,7 @@ impl MatchQueue for MemoryBroker {
             t.match_id = None;
             *expires = None;
             let ladder = t.ladder.clone();
-            q.queued.entry(ladder).or_default().insert(id.to_owned());
+            q.queued.entry(ladder).or_default().insert(id.clone());
         }
         Box::pin(async { Ok(()) })
     }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 
 pub use hub::{Notice, Subscription};
-pub use queue::{Cancelled, Enqueued, Locks, MatchQueue, Ticket, TicketStatus};
+pub use queue::{Cancelled, Enqueued, Locks, MatchQueue, PairClaim, Ticket, TicketStatus};
 
 /// What can go wrong talking to the broker.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +65,20 @@ pub trait RateLimiter: Send + Sync {
 pub trait PubSub: Send + Sync {
     /// Sends `payload` to every current subscriber of `channel`, on any instance.
     fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, BrokerResult<()>>;
+
+    /// Sends each `(channel, payload)` in order, in as few round trips as the
+    /// broker allows (Redis pipelines them).
+    fn publish_many<'a>(
+        &'a self,
+        messages: &'a [(String, String)],
+    ) -> BoxFuture<'a, BrokerResult<()>> {
+        Box::pin(async move {
+            for (channel, payload) in messages {
+                self.publish(channel, payload.clone()).await?;
+            }
+            Ok(())
+        })
+    }
 
     /// Subscribes to `channel`; messages published after this returns are delivered.
     fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>>;

@@ -87,8 +87,19 @@ pub enum Cancelled {
     Missing,
 }
 
+/// Two tickets to claim for one match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PairClaim {
+    /// One ticket.
+    pub a: String,
+    /// The other.
+    pub b: String,
+    /// The match both go into.
+    pub match_id: String,
+}
+
 /// The matchmaking queue: a set per ladder ordered by rating, a record per
-/// ticket, one live ticket per player. Pairing claims two tickets atomically.
+/// ticket, one live ticket per player. Pairing claims a round's pairs atomically.
 pub trait MatchQueue: Send + Sync {
     /// Whether the queue still holds what was put in it since it was last
     /// marked restored (a Redis restart without persistence empties it).
@@ -108,15 +119,23 @@ pub trait MatchQueue: Send + Sync {
     fn queued<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<Vec<Ticket>>>;
     /// How many tickets a ladder's queue holds.
     fn queue_size<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<u64>>;
-    /// Marks both tickets matched into `match_id` if both are still queued; all or nothing.
-    fn claim_pair<'a>(
+    /// Claims, in one atomic step, each pair of `ladder`'s tickets whose two
+    /// tickets are both still queued: both leave the queue, matched into the
+    /// pair's match. A pair is claimed whole or not at all, and a ticket in
+    /// two pairs of the batch is claimed by the first only. Returns, per
+    /// pair, whether it was claimed.
+    fn claim_pairs<'a>(
         &'a self,
-        a: &'a str,
-        b: &'a str,
-        match_id: &'a str,
-    ) -> BoxFuture<'a, BrokerResult<bool>>;
-    /// Puts a claimed pair back in the queue (the match could not be made).
-    fn release_pair<'a>(&'a self, a: &'a str, b: &'a str) -> BoxFuture<'a, BrokerResult<()>>;
+        ladder: &'a str,
+        pairs: &'a [PairClaim],
+    ) -> BoxFuture<'a, BrokerResult<Vec<bool>>>;
+    /// Puts claimed tickets of `ladder` back in its queue (their match could
+    /// not be made); tickets that are not matched are left as they are.
+    fn release_tickets<'a>(
+        &'a self,
+        ladder: &'a str,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, BrokerResult<()>>;
     /// The player's most recent ticket, if any.
     fn player_ticket<'a>(
         &'a self,

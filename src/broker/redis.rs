@@ -275,6 +275,25 @@ impl PubSub for RedisBroker {
         })
     }
 
+    fn publish_many<'a>(
+        &'a self,
+        messages: &'a [(String, String)],
+    ) -> BoxFuture<'a, BrokerResult<()>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            // Bounded pipelines: one round trip per ten thousand messages.
+            for batch in messages.chunks(10_000) {
+                let mut pipe = redis::pipe();
+                for (channel, payload) in batch {
+                    pipe.publish(self.key(&format!("ev:{channel}")), payload)
+                        .ignore();
+                }
+                let _: () = pipe.query_async(&mut conn).await?;
+            }
+            Ok(())
+        })
+    }
+
     fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>> {
         // The pattern subscription is already in place: registering locally is enough.
         let sub = self.hub.subscribe(channel);

@@ -11,13 +11,15 @@ use redis::{AsyncCommands, Script};
 
 use super::redis::RedisBroker;
 use super::{
-    BrokerError, BrokerResult, Cancelled, Enqueued, Locks, MatchQueue, Ticket, TicketStatus,
+    BrokerError, BrokerResult, Cancelled, Enqueued, Locks, MatchQueue, PairClaim, Ticket,
+    TicketStatus,
 };
 
 /// The queue's and locks' Lua scripts, hashed once when the broker connects
 /// (`Script::new` computes the SHA1 that `EVALSHA` sends).
 pub struct QueueScripts {
     enqueue: Script,
+    queued: Script,
     touch: Script,
     cancel: Script,
     claim: Script,
@@ -31,6 +33,7 @@ impl QueueScripts {
     pub fn new() -> QueueScripts {
         QueueScripts {
             enqueue: Script::new(ENQUEUE),
+            queued: Script::new(QUEUED),
             touch: Script::new(TOUCH),
             cancel: Script::new(CANCEL),
             claim: Script::new(CLAIM),
@@ -65,6 +68,32 @@ redis.call('SET', p .. 'mm:p:' .. ARGV[3], ARGV[2])
 return false
 ";
 
+/// KEYS: the ladder's queue. ARGV: the ticket key prefix. Every queued
+/// ticket in rating order, each as one tab-separated line of [`QUEUED_FIELDS`]
+/// after its id: one reply of 10,000 short strings for 10,000 tickets, where
+/// a hash read per ticket returns eleven fields and their names each.
+const QUEUED: &str = r"
+local out = {}
+for i, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local f = redis.call('HMGET', ARGV[1] .. id, 'player', 'rating', 'created_at', 'seen_at',
+    'status', 'last_x_at', 'last_opp')
+  for k = 1, 7 do f[k] = f[k] or '' end
+  out[i] = id .. '\t' .. table.concat(f, '\t')
+end
+return out
+";
+
+/// The ticket fields [`QUEUED`] returns, in order.
+const QUEUED_FIELDS: [&str; 7] = [
+    "player",
+    "rating",
+    "created_at",
+    "seen_at",
+    "status",
+    "last_x_at",
+    "last_opp",
+];
+
 /// ARGV: prefix, id, reason, ttl.
 const CANCEL: &str = r"
 local p = ARGV[1]
@@ -84,37 +113,51 @@ end
 return {'ok'}
 ";
 
-/// ARGV: prefix, a, b, match id, ttl. Both or neither.
+/// KEYS: the ladder's queue, then the two tickets of each pair.
+/// ARGV: ttl, then per pair its match id and the two ticket ids.
+/// Each pair both or neither; the queue loses its claimed tickets at the end,
+/// in bounded `ZREM`s (Lua's `unpack` has a stack limit).
 const CLAIM: &str = r"
-local p = ARGV[1]
-if ARGV[2] == ARGV[3] then return 0 end
-local ta = p .. 'mm:t:' .. ARGV[2]
-local tb = p .. 'mm:t:' .. ARGV[3]
-if redis.call('HGET', ta, 'status') ~= 'queued' or redis.call('HGET', tb, 'status') ~= 'queued' then
-  return 0
+local claimed, out = {}, {}
+for i = 1, (#KEYS - 1) / 2 do
+  local ka, kb = KEYS[2 * i], KEYS[2 * i + 1]
+  local a, b = ARGV[3 * i], ARGV[3 * i + 1]
+  if a ~= b and redis.call('HGET', ka, 'status') == 'queued'
+      and redis.call('HGET', kb, 'status') == 'queued' then
+    for _, t in ipairs({ka, kb}) do
+      redis.call('HSET', t, 'status', 'matched', 'match_id', ARGV[3 * i - 1])
+      redis.call('PEXPIRE', t, ARGV[1])
+    end
+    claimed[#claimed + 1] = a
+    claimed[#claimed + 1] = b
+    out[i] = 1
+  else
+    out[i] = 0
+  end
 end
-for _, t in ipairs({ta, tb}) do
-  redis.call('ZREM', p .. 'mm:q:' .. redis.call('HGET', t, 'ladder'), redis.call('HGET', t, 'id'))
-  redis.call('HSET', t, 'status', 'matched', 'match_id', ARGV[4])
-  redis.call('PEXPIRE', t, ARGV[5])
+for j = 1, #claimed, 1000 do
+  redis.call('ZREM', KEYS[1], unpack(claimed, j, math.min(j + 999, #claimed)))
 end
-return 1
+return out
 ";
 
-/// ARGV: prefix, a, b.
+/// KEYS: the ladder's queue, then tickets. ARGV: their ids.
 const RELEASE: &str = r"
-local p = ARGV[1]
-for i = 2, 3 do
-  local t = p .. 'mm:t:' .. ARGV[i]
+for i = 2, #KEYS do
+  local t = KEYS[i]
   if redis.call('HGET', t, 'status') == 'matched' then
     redis.call('HSET', t, 'status', 'queued')
     redis.call('HDEL', t, 'match_id')
     redis.call('PERSIST', t)
-    redis.call('ZADD', p .. 'mm:q:' .. redis.call('HGET', t, 'ladder'), redis.call('HGET', t, 'rating'), ARGV[i])
+    redis.call('ZADD', KEYS[1], redis.call('HGET', t, 'rating'), ARGV[i - 1])
   end
 end
 return 1
 ";
+
+/// Pairs claimed by one script call: bounded so that one call never blocks
+/// Redis for long (a 10,000-ticket round is one call; 100,000 tickets, ten).
+const CLAIM_BATCH: usize = 5_000;
 
 /// KEYS: ticket. ARGV: at.
 const TOUCH: &str = r"
@@ -143,23 +186,31 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
 ";
 
-fn opt_i64(text: Option<&String>) -> Option<i64> {
-    text.filter(|s| !s.is_empty()).and_then(|s| s.parse().ok())
+impl RedisBroker {
+    fn ticket_key(&self, id: &str) -> String {
+        self.key(&format!("mm:t:{id}"))
+    }
+
+    fn queue_key(&self, ladder: &str) -> String {
+        self.key(&format!("mm:q:{ladder}"))
+    }
 }
 
-fn ticket_from(fields: &HashMap<String, String>) -> Option<Ticket> {
+/// A ticket from its stored fields, as `field(name)` reads them.
+fn ticket_from<'f>(field: impl Fn(&str) -> Option<&'f str>) -> Option<Ticket> {
+    let text = |name: &str| field(name).filter(|s| !s.is_empty()).map(str::to_owned);
     Some(Ticket {
-        id: fields.get("id")?.clone(),
-        player_id: fields.get("player")?.clone(),
-        ladder: fields.get("ladder")?.clone(),
-        rating: fields.get("rating")?.parse().ok()?,
-        created_at: fields.get("created_at")?.parse().ok()?,
-        seen_at: fields.get("seen_at")?.parse().ok()?,
-        status: TicketStatus::parse(fields.get("status")?)?,
-        match_id: fields.get("match_id").cloned().filter(|s| !s.is_empty()),
-        reason: fields.get("reason").cloned().filter(|s| !s.is_empty()),
-        last_x_at: opt_i64(fields.get("last_x_at")),
-        last_opponent: fields.get("last_opp").cloned().filter(|s| !s.is_empty()),
+        id: field("id")?.to_owned(),
+        player_id: field("player")?.to_owned(),
+        ladder: field("ladder")?.to_owned(),
+        rating: field("rating")?.parse().ok()?,
+        created_at: field("created_at")?.parse().ok()?,
+        seen_at: field("seen_at")?.parse().ok()?,
+        status: TicketStatus::parse(field("status")?)?,
+        match_id: text("match_id"),
+        reason: text("reason"),
+        last_x_at: field("last_x_at").and_then(|s| s.parse().ok()),
+        last_opponent: text("last_opp"),
     })
 }
 
@@ -212,7 +263,7 @@ impl MatchQueue for RedisBroker {
             let mut conn = self.connection();
             let fields: HashMap<String, String> =
                 conn.hgetall(self.key(&format!("mm:t:{id}"))).await?;
-            Ok(ticket_from(&fields))
+            Ok(ticket_from(|name| fields.get(name).map(String::as_str)))
         })
     }
 
@@ -261,20 +312,28 @@ impl MatchQueue for RedisBroker {
     fn queued<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<Vec<Ticket>>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let ids: Vec<String> = conn
-                .zrange(self.key(&format!("mm:q:{ladder}")), 0, -1)
+            let lines: Vec<String> = self
+                .queue_scripts()
+                .queued
+                .key(self.queue_key(ladder))
+                .arg(self.ticket_key(""))
+                .invoke_async(&mut conn)
                 .await?;
-            if ids.is_empty() {
-                return Ok(Vec::new());
-            }
-            let mut pipe = redis::pipe();
-            for id in &ids {
-                pipe.hgetall(self.key(&format!("mm:t:{id}")));
-            }
-            let all: Vec<HashMap<String, String>> = pipe.query_async(&mut conn).await?;
-            Ok(all
+            Ok(lines
                 .iter()
-                .filter_map(ticket_from)
+                .filter_map(|line| {
+                    let mut parts = line.split('\t');
+                    let id = parts.next()?;
+                    let values: Vec<&str> = parts.collect();
+                    ticket_from(|name| match name {
+                        "id" => Some(id),
+                        "ladder" => Some(ladder),
+                        _ => QUEUED_FIELDS
+                            .iter()
+                            .position(|f| *f == name)
+                            .and_then(|i| values.get(i).copied()),
+                    })
+                })
                 .filter(|t| t.status == TicketStatus::Queued)
                 .collect())
         })
@@ -287,39 +346,49 @@ impl MatchQueue for RedisBroker {
         })
     }
 
-    fn claim_pair<'a>(
+    fn claim_pairs<'a>(
         &'a self,
-        a: &'a str,
-        b: &'a str,
-        match_id: &'a str,
-    ) -> BoxFuture<'a, BrokerResult<bool>> {
+        ladder: &'a str,
+        pairs: &'a [PairClaim],
+    ) -> BoxFuture<'a, BrokerResult<Vec<bool>>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let claimed: i64 = self
-                .queue_scripts()
-                .claim
-                .arg(self.key(""))
-                .arg(a)
-                .arg(b)
-                .arg(match_id)
-                .arg(FINISHED_TICKET_TTL_MS)
-                .invoke_async(&mut conn)
-                .await?;
-            Ok(claimed == 1)
+            let mut claimed = Vec::with_capacity(pairs.len());
+            for batch in pairs.chunks(CLAIM_BATCH) {
+                let mut call = self.queue_scripts().claim.prepare_invoke();
+                call.key(self.queue_key(ladder)).arg(FINISHED_TICKET_TTL_MS);
+                for pair in batch {
+                    call.key(self.ticket_key(&pair.a))
+                        .key(self.ticket_key(&pair.b))
+                        .arg(&pair.match_id)
+                        .arg(&pair.a)
+                        .arg(&pair.b);
+                }
+                let flags: Vec<i64> = call.invoke_async(&mut conn).await?;
+                if flags.len() != batch.len() {
+                    return Err(BrokerError::Unavailable("unexpected claim answer".into()));
+                }
+                claimed.extend(flags.into_iter().map(|f| f == 1));
+            }
+            Ok(claimed)
         })
     }
 
-    fn release_pair<'a>(&'a self, a: &'a str, b: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
+    fn release_tickets<'a>(
+        &'a self,
+        ladder: &'a str,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let _: i64 = self
-                .queue_scripts()
-                .release
-                .arg(self.key(""))
-                .arg(a)
-                .arg(b)
-                .invoke_async(&mut conn)
-                .await?;
+            for batch in ids.chunks(2 * CLAIM_BATCH) {
+                let mut call = self.queue_scripts().release.prepare_invoke();
+                call.key(self.queue_key(ladder));
+                for id in batch {
+                    call.key(self.ticket_key(id)).arg(id);
+                }
+                let _: i64 = call.invoke_async(&mut conn).await?;
+            }
             Ok(())
         })
     }

@@ -14,15 +14,34 @@ pub fn channel(player_id: &str) -> String {
 /// Sends `event` with `data` to every open stream of the player. Best effort:
 /// the same facts are always readable from the API (tickets, match lists).
 pub async fn notify_player(ctx: &Context, player_id: &str, event: &str, data: &impl Serialize) {
-    let payload = match serde_json::to_string(data) {
-        Ok(json) => format!("{event}\n{json}"),
+    if let Some(message) = player_message(player_id, event, data) {
+        notify_players(ctx, std::slice::from_ref(&message)).await;
+    }
+}
+
+/// The `(channel, payload)` of a player event, for [`notify_players`].
+pub fn player_message(
+    player_id: &str,
+    event: &str,
+    data: &impl Serialize,
+) -> Option<(String, String)> {
+    match serde_json::to_string(data) {
+        Ok(json) => Some((channel(player_id), format!("{event}\n{json}"))),
         Err(err) => {
             tracing::error!(error = %err, "could not serialise a player event");
-            return;
+            None
         }
-    };
-    if let Err(err) = ctx.broker.publish(&channel(player_id), payload).await {
-        tracing::warn!(player.id = %player_id, error = %err, "could not publish a player event");
+    }
+}
+
+/// Sends player events made by [`player_message`], pipelined. Best effort,
+/// as [`notify_player`].
+pub async fn notify_players(ctx: &Context, messages: &[(String, String)]) {
+    if messages.is_empty() {
+        return;
+    }
+    if let Err(err) = ctx.broker.publish_many(messages).await {
+        tracing::warn!(events = messages.len(), error = %err, "could not publish player events");
     }
 }
 

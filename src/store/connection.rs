@@ -10,3 +10,16 @@ pub enum DbConnection {
     /// SQLite.
     Sqlite(SqliteConnection),
 }
+
+/// Executes `query` on the concrete connection behind `conn`: for the
+/// statements the multi-backend connection cannot run (multi-row inserts of
+/// nullable columns, `ON CONFLICT`); both backends run the same SQL.
+macro_rules! execute_on_backend {
+    ($conn:expr, $query:expr) => {
+        match &mut *$conn {
+            $crate::store::DbConnection::Pg(pg) => $query.execute(pg),
+            $crate::store::DbConnection::Sqlite(lite) => $query.execute(lite),
+        }
+    };
+}
+pub(crate) use execute_on_backend;

@@ -5,6 +5,7 @@
 
 use diesel::prelude::*;
 
+use super::connection::execute_on_backend;
 use super::kinds::{Controller, EndReason, MatchId, MatchStatus, Mode, PlayerId, StoredSeat};
 use super::schema::{match_players, matches, moves, players};
 use super::{DbConnection, StoreError};
@@ -12,7 +13,7 @@ use super::{DbConnection, StoreError};
 /// A stored match, read and written whole: a use case loads it under a lock,
 /// changes it in memory and saves it back in the same transaction.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset, PartialEq, Eq)]
-#[diesel(table_name = matches, treat_none_as_null = true)]
+#[diesel(table_name = matches, treat_none_as_null = true, treat_none_as_default_value = false)]
 pub struct MatchRow {
     /// Short URL-safe id.
     pub id: MatchId,
@@ -124,6 +125,79 @@ pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError>
         }
     }
     Ok(())
+}
+
+/// One seat of a match, as `match_players` indexes it.
+#[derive(Insertable)]
+#[diesel(table_name = match_players)]
+struct SeatRow<'a> {
+    match_id: &'a MatchId,
+    seat: &'static str,
+    player_id: &'a PlayerId,
+    created_at: i64,
+    mode: &'a Mode,
+    active: bool,
+}
+
+/// Rows a multi-row statement carries at most: its bind parameters stay
+/// under SQLite's 32,766 and PostgreSQL's 65,535 (`matches` has 33 columns).
+const MATCHES_PER_INSERT: usize = 900;
+
+/// Inserts new matches with multi-row statements (a pairing round's, in its
+/// one transaction): a few statements for thousands of matches instead of
+/// three each.
+///
+/// # Errors
+/// Database errors; a unique violation when a player already sits in an
+/// unfinished ranked match (`match_players_one_ranked`).
+pub fn insert_many(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<(), StoreError> {
+    for chunk in rows.chunks(MATCHES_PER_INSERT) {
+        execute_on_backend!(conn, diesel::insert_into(matches::table).values(chunk))?;
+        let seats: Vec<SeatRow<'_>> = chunk
+            .iter()
+            .flat_map(|row| {
+                [("x", &row.x_player_id), ("o", &row.o_player_id)]
+                    .into_iter()
+                    .filter_map(move |(seat, player)| {
+                        player.as_ref().map(|player_id| SeatRow {
+                            match_id: &row.id,
+                            seat,
+                            player_id,
+                            created_at: row.created_at,
+                            mode: &row.mode,
+                            active: row.is_active_status(),
+                        })
+                    })
+            })
+            .collect();
+        execute_on_backend!(
+            conn,
+            diesel::insert_into(match_players::table).values(&seats)
+        )?;
+    }
+    Ok(())
+}
+
+/// Which of `players` sit in an unfinished ranked match.
+///
+/// # Errors
+/// Database errors.
+pub fn active_ranked_among(
+    conn: &mut DbConnection,
+    players: &[&str],
+) -> Result<Vec<String>, StoreError> {
+    let mut busy = Vec::new();
+    for chunk in players.chunks(10_000) {
+        busy.extend(
+            match_players::table
+                .filter(match_players::player_id.eq_any(chunk))
+                .filter(match_players::mode.eq(Mode::Ranked))
+                .filter(match_players::active)
+                .select(match_players::player_id)
+                .load::<String>(conn)?,
+        );
+    }
+    Ok(busy)
 }
 
 impl MatchRow {

@@ -2,13 +2,14 @@
 
 use diesel::prelude::*;
 
+use super::connection::execute_on_backend;
 use super::kinds::{MatchId, MatchStatus, StoredSeat};
 use super::schema::{matches, players, rating_changes, ratings};
 use super::{DbConnection, StoreError};
 
 /// A player's rating on one ladder.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, AsChangeset, PartialEq)]
-#[diesel(table_name = ratings, treat_none_as_null = true)]
+#[diesel(table_name = ratings, treat_none_as_null = true, treat_none_as_default_value = false)]
 pub struct RatingRow {
     /// The player.
     pub player_id: String,
@@ -146,6 +147,45 @@ pub fn insert_if_missing(conn: &mut DbConnection, row: &RatingRow) -> Result<(),
             }
         }
     }
+}
+
+/// Rows a multi-row rating statement carries at most (15 columns each).
+const RATINGS_PER_UPSERT: usize = 2_000;
+
+/// Records a pairing round's colours and opponents on the players' rating
+/// rows, making the rows (as `rows` has them) where missing: each row of
+/// `rows` brings its `last_opponent_id`, and, when `as_x`, its `last_x_at`;
+/// the other columns of an existing row stay as they are.
+///
+/// # Errors
+/// Database errors.
+pub fn record_pairings(
+    conn: &mut DbConnection,
+    rows: &[RatingRow],
+    as_x: bool,
+) -> Result<(), StoreError> {
+    use diesel::upsert::excluded;
+    for chunk in rows.chunks(RATINGS_PER_UPSERT) {
+        let insert = diesel::insert_into(ratings::table)
+            .values(chunk)
+            .on_conflict((ratings::player_id, ratings::ladder))
+            .do_update();
+        if as_x {
+            execute_on_backend!(
+                conn,
+                insert.set((
+                    ratings::last_x_at.eq(excluded(ratings::last_x_at)),
+                    ratings::last_opponent_id.eq(excluded(ratings::last_opponent_id)),
+                ))
+            )?;
+        } else {
+            execute_on_backend!(
+                conn,
+                insert.set(ratings::last_opponent_id.eq(excluded(ratings::last_opponent_id)))
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes a rating row back.

@@ -164,6 +164,7 @@ diesel::table! {
 
 diesel::joinable!(match_players -> matches (match_id));
 diesel::allow_tables_to_appear_in_same_query!(match_players, matches);
+diesel::allow_tables_to_appear_in_same_query!(match_players, tickets);
 
 diesel::table! {
     challenges (id) {

@@ -2,7 +2,8 @@
 
 use diesel::prelude::*;
 
-use super::schema::tickets;
+use super::kinds::Mode;
+use super::schema::{match_players, tickets};
 use super::{DbConnection, StoreError};
 
 /// A stored ticket.
@@ -81,6 +82,59 @@ pub fn mark_matched(
             .execute(conn)?
             == 1,
     )
+}
+
+/// Which of `ids` are queued.
+///
+/// # Errors
+/// Database errors.
+pub fn queued_among(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<String>, StoreError> {
+    let mut queued = Vec::new();
+    for chunk in ids.chunks(10_000) {
+        queued.extend(
+            tickets::table
+                .filter(tickets::id.eq_any(chunk))
+                .filter(tickets::status.eq("queued"))
+                .select(tickets::id)
+                .load::<String>(conn)?,
+        );
+    }
+    Ok(queued)
+}
+
+/// Marks the queued tickets among `ids` matched into the unfinished ranked
+/// match their player sits in (the one a pairing round just wrote: the
+/// unique index `match_players_one_ranked` allows no other), in one
+/// statement per ten thousand; returns how many it marked.
+///
+/// # Errors
+/// Database errors.
+pub fn mark_matched_into_seats(
+    conn: &mut DbConnection,
+    ids: &[&str],
+    now: i64,
+) -> Result<usize, StoreError> {
+    let mut marked = 0;
+    for chunk in ids.chunks(10_000) {
+        let seat = match_players::table
+            .filter(match_players::player_id.eq(tickets::player_id))
+            .filter(match_players::mode.eq(Mode::Ranked))
+            .filter(match_players::active)
+            .select(match_players::match_id.nullable())
+            .single_value();
+        marked += diesel::update(
+            tickets::table
+                .filter(tickets::id.eq_any(chunk))
+                .filter(tickets::status.eq("queued")),
+        )
+        .set((
+            tickets::status.eq("matched"),
+            tickets::match_id.eq(seat),
+            tickets::updated_at.eq(now),
+        ))
+        .execute(conn)?;
+    }
+    Ok(marked)
 }
 
 /// Marks a queued ticket cancelled with `reason`.

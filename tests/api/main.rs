@@ -19,6 +19,7 @@ mod dropouts;
 mod matches;
 mod openapi;
 mod operations;
+mod pairing;
 mod presence;
 mod ranked;
 mod ratings;

@@ -3,8 +3,9 @@
 //!
 //! Over 400 lines: tickets, a pairing round and the reconciliation of broker
 //! claims with the database are one lifecycle; the pure pairing is in
-//! `pairing.rs`.
+//! `pairing.rs`, and making a round's matches in one batch is in `batch.rs`.
 
+pub mod batch;
 pub mod pairing;
 
 use serde::Serialize;
@@ -13,7 +14,7 @@ use utoipa::ToSchema;
 use crate::broker::{Cancelled, Enqueued, Ticket, TicketStatus};
 use crate::config::LadderConfig;
 use crate::ids;
-use crate::rules::{Depth, Seat};
+use crate::rules::Depth;
 use crate::store::matches::{self as match_store, MatchRow};
 use crate::store::ratings;
 use crate::store::tickets::{self, TicketRow};
@@ -21,9 +22,8 @@ use crate::time::{Millis, rfc3339};
 
 use super::accounts::Player;
 use super::matches::create::{self, NewMatch, SeatSpec};
-use super::matches::play;
-use super::matches::record::{Mode, seat_str};
-use super::{ConflictCode, Context, Error, Result, events, ladders, matches};
+use super::matches::record::Mode;
+use super::{ConflictCode, Context, Error, Result, ladders};
 
 /// A ticket as its player sees it.
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -274,7 +274,7 @@ pub async fn keep_waiting(ctx: &Context, player_id: &str) -> Result<()> {
     Ok(())
 }
 
-fn ranked_row(ladder: &LadderConfig, x: &str, o: &str, now: Millis) -> Result<MatchRow> {
+pub(super) fn ranked_row(ladder: &LadderConfig, x: &str, o: &str, now: Millis) -> Result<MatchRow> {
     let depth = Depth::new(ladder.depth).map_err(|_| Error::Internal("ladder depth".into()))?;
     create::new_row(
         NewMatch {
@@ -292,16 +292,8 @@ fn ranked_row(ladder: &LadderConfig, x: &str, o: &str, now: Millis) -> Result<Ma
     )
 }
 
-/// Turns a planned pair into a ranked match: claims both tickets atomically
-/// (so no player lands in two matches, whichever instance pairs), then writes
-/// the match and the colour/opponent history in one transaction. If the
-/// write fails the tickets go back to the queue.
-///
-/// A player already seated in an unfinished ranked match is never paired
-/// again: the transaction checks it, and the unique index on unfinished
-/// ranked seats refuses the second match even when two instances write at
-/// once. Such a player's ticket is cancelled (`in_active_match`) and the
-/// other one goes back to the queue.
+/// Turns one planned pair into a ranked match, as a round does (see
+/// [`batch::make_matches`]); `None` when it could not be made.
 ///
 /// # Errors
 /// Broker or store failures.
@@ -311,97 +303,15 @@ pub async fn make_match(
     a: &Ticket,
     b: &Ticket,
 ) -> Result<Option<String>> {
-    let now = ctx.time.now_ms();
-    let (x, o) = if pairing::x_first(a, b) {
-        (a, b)
-    } else {
-        (b, a)
-    };
-    let row = ranked_row(ladder, &x.player_id, &o.player_id, now)?;
-    if !ctx.broker.claim_pair(&a.id, &b.id, &row.id).await? {
-        return Ok(None);
-    }
-    let (xp, op, lid) = (x.player_id.clone(), o.player_id.clone(), ladder.id.clone());
-    let (ta, tb) = (a.id.clone(), b.id.clone());
-    let written = ctx
-        .db
-        .write(move |conn| -> Result<_> {
-            for player in [&xp, &op] {
-                if match_store::active_ranked(conn, player)?.is_some() {
-                    return Ok(None);
-                }
-            }
-            match_store::insert(conn, &row).map_err(|e| {
-                if e.is_unique_violation() {
-                    Error::conflict(
-                        ConflictCode::InActiveMatch,
-                        "a player is in a ranked match",
-                        None,
-                    )
-                } else {
-                    e.into()
-                }
-            })?;
-            for ticket in [&ta, &tb] {
-                if !tickets::mark_matched(conn, ticket, &row.id, now)? {
-                    return Err(Error::conflict(
-                        ConflictCode::TicketGone,
-                        "a ticket left the queue",
-                        None,
-                    ));
-                }
-            }
-            for (me, them, as_x) in [(&xp, &op, true), (&op, &xp, false)] {
-                let mut r = ladders::ensure(conn, me, &lid, now)?;
-                if as_x {
-                    r.last_x_at = Some(now);
-                }
-                r.last_opponent_id = Some(them.clone());
-                ratings::save(conn, &r)?;
-            }
-            play::snapshot(conn, row).map(Some)
-        })
-        .await;
-    let snap = match written {
-        Ok(Some(snap)) => snap,
-        Ok(None)
-        | Err(Error::Conflict {
-            code: ConflictCode::InActiveMatch,
-            ..
-        }) => {
-            ctx.broker.release_pair(&a.id, &b.id).await?;
-            cancel_busy(ctx, &[a, b]).await?;
-            return Ok(None);
-        }
-        Err(err) => {
-            ctx.broker.release_pair(&a.id, &b.id).await?;
-            return Err(err);
-        }
-    };
-    let match_id = snap.row.id.clone();
-    tracing::info!(match.id = %match_id, ladder = %ladder.id, "ranked match made");
-    ctx.metrics.count("ranked_matches");
-    for (ticket, seat) in [(x, Seat::X), (o, Seat::O)] {
-        events::notify_player(
-            ctx,
-            &ticket.player_id,
-            "match_found",
-            &serde_json::json!({
-                "match_id": match_id,
-                "ladder": ladder.id,
-                "seat": seat_str(seat),
-                "ticket_id": ticket.id,
-            }),
-        )
-        .await;
-    }
-    matches::publish(ctx, &snap).await?;
-    Ok(Some(match_id.into_string()))
+    Ok(batch::make_matches(ctx, ladder, &[(a, b)])
+        .await?
+        .into_iter()
+        .next())
 }
 
 /// Cancels, as `in_active_match`, the tickets among `tickets` whose players
 /// sit in an unfinished ranked match (their pairing was refused).
-async fn cancel_busy(ctx: &Context, tickets: &[&Ticket]) -> Result<()> {
+pub(super) async fn cancel_busy(ctx: &Context, tickets: &[&Ticket]) -> Result<()> {
     let now = ctx.time.now_ms();
     for ticket in tickets {
         let pid = ticket.player_id.clone();
@@ -511,7 +421,9 @@ pub async fn reconcile_claims(ctx: &Context) -> Result<usize> {
             .await?
             .is_none()
         {
-            ctx.broker.release_pair(&row.id, &row.id).await?;
+            ctx.broker
+                .release_tickets(&row.ladder, std::slice::from_ref(&row.id))
+                .await?;
             tracing::warn!(ticket.id = %row.id, match.id = %match_id, "claim without a match released");
             released += 1;
         }
@@ -539,10 +451,10 @@ async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
         }
     }
     round.queued = live.len();
-    for (a, b) in pairing::plan(&live, now, &ctx.config.matchmaking) {
-        if make_match(ctx, ladder, &live[a], &live[b]).await?.is_some() {
-            round.matched += 1;
-        }
-    }
+    let pairs: Vec<(&Ticket, &Ticket)> = pairing::plan(&live, now, &ctx.config.matchmaking)
+        .into_iter()
+        .map(|(a, b)| (&live[a], &live[b]))
+        .collect();
+    round.matched = batch::make_matches(ctx, ladder, &pairs).await?.len();
     Ok(round)
 }
