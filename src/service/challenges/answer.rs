@@ -12,7 +12,7 @@ use super::super::matches::create::{self, NewMatch, SeatSpec};
 use super::super::matches::play::{self, Snapshot};
 use super::super::matches::record::{MatchRecord, Mode, seat_str, time_control};
 use super::super::{ConflictCode, Context, Error, FieldError, Result, events, ladders, matches};
-use super::{Accepted, ChallengeView, MAX_REASON_CHARS, SeatChoice, Status, view};
+use super::view::{Accepted, ChallengeView, MAX_REASON_CHARS, SeatChoice, Status, view};
 
 /// Locks the challenge for `player`, who must be one of its two players;
 /// a pending challenge past its time is expired on the spot.
