@@ -96,8 +96,16 @@ pub async fn run(
         })
         .await?;
     let queue_started = Instant::now();
+    // Seen when queued: creating the players may take longer than the
+    // minute after which an unseen ticket counts as abandoned.
+    let seen_at = ctx.time.now_ms();
     for ticket in &tickets {
-        ctx.broker.enqueue(ticket).await?;
+        ctx.broker
+            .enqueue(&Ticket {
+                seen_at,
+                ..ticket.clone()
+            })
+            .await?;
     }
     writeln!(
         out,
