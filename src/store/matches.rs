@@ -156,7 +156,7 @@ fn seat_rows(rows: &[MatchRow]) -> Vec<SeatRow> {
                         seat: seat.to_owned(),
                         player_id: player_id.clone(),
                         created_at: row.created_at,
-                        mode: row.mode.clone(),
+                        mode: row.mode,
                         active: row.is_active_status(),
                     })
                 })
