@@ -22,7 +22,7 @@ use futures_util::{FutureExt, StreamExt};
 use uttt::broker::memory::MemoryBroker;
 use uttt::broker::redis::RedisBroker;
 use uttt::broker::{
-    Cancelled, Enqueued, Notice, PairClaim, PresenceRecord, RateDecision, SharedBroker,
+    Cancelled, Enqueued, Notice, PairClaim, PresenceRecord, PubSub, RateDecision, SharedBroker,
     Subscription, Ticket, TicketStatus,
 };
 
@@ -64,6 +64,7 @@ on_both_brokers!(
     a_pair_is_claimed_whole_and_once,
     a_released_pair_is_queued_again,
     a_round_of_pairs_is_claimed_in_one_call_each_pair_whole,
+    only_the_channels_an_instance_watches_reach_it,
 );
 
 /// Runs `check` against a fresh in-process broker.
@@ -76,6 +77,17 @@ where
     check(broker).await;
 }
 
+/// `TEST_REDIS_URL`, or `None` (saying so) when it is unset.
+fn redis_url() -> Option<String> {
+    let url = std::env::var("TEST_REDIS_URL")
+        .ok()
+        .filter(|v| !v.is_empty());
+    if url.is_none() {
+        eprintln!("TEST_REDIS_URL is not set: the Redis variant of this check does not run");
+    }
+    url
+}
+
 /// Runs `check` against Redis under a prefix of its own, deleting its keys
 /// afterwards; does nothing when `TEST_REDIS_URL` is unset.
 async fn on_redis<F, Fut>(check: F)
@@ -83,11 +95,7 @@ where
     F: FnOnce(SharedBroker) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let Some(url) = std::env::var("TEST_REDIS_URL")
-        .ok()
-        .filter(|v| !v.is_empty())
-    else {
-        eprintln!("TEST_REDIS_URL is not set: the Redis variant of this check does not run");
+    let Some(url) = redis_url() else {
         return;
     };
     let prefix = format!("contract:{}:", uttt::ids::record_id());
@@ -256,6 +264,21 @@ async fn messages_reach_the_subscribers_of_their_channel_only(b: SharedBroker) {
     drop(first);
     b.publish("m", "four".into()).await.unwrap();
     assert_eq!(next_notice(&mut second).await, message("four"));
+}
+
+async fn only_the_channels_an_instance_watches_reach_it(b: SharedBroker) {
+    let mut watched = b.subscribe("m").await.unwrap();
+    let before = b.received();
+    // Nobody here watches "n": it does not reach the instance at all.
+    b.publish("n", "elsewhere".into()).await.unwrap();
+    b.publish("m", "here".into()).await.unwrap();
+    assert_eq!(next_notice(&mut watched).await, message("here"));
+    assert_eq!(
+        b.received() - before,
+        1,
+        "only the watched channel's message arrived"
+    );
+    drop(watched);
 }
 
 async fn seen_keeps_the_newest_time_and_lapses(b: SharedBroker) {
@@ -708,4 +731,114 @@ async fn a_round_of_pairs_is_claimed_in_one_call_each_pair_whole(b: SharedBroker
         ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]
     );
     assert_eq!(status_of(&b, "t7").await, TicketStatus::Cancelled);
+}
+
+/// Four instances on one Redis (four brokers under one prefix), each
+/// streaming its own matches: each instance's subscription connection takes
+/// in the events of its matches only, every stream sees every version in
+/// order, and an instance holds a Redis subscription for a channel exactly
+/// while it has a local subscriber on it.
+#[tokio::test]
+async fn redis_instances_receive_only_the_events_of_the_matches_they_stream() {
+    let Some(url) = redis_url() else {
+        return;
+    };
+    let prefix = format!("contract:{}:", uttt::ids::record_id());
+    let mut instances = Vec::new();
+    for _ in 0..4 {
+        instances.push(RedisBroker::connect(&url, &prefix).await.unwrap());
+    }
+    let client = redis::Client::open(url.as_str()).unwrap();
+    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let channel = |m: usize| format!("match:m{m}");
+    // How many instances Redis counts as subscribed to match `m`'s channel.
+    let mut subscribers = async |m: usize| -> i64 {
+        let answer: Vec<(String, i64)> = redis::cmd("PUBSUB")
+            .arg("NUMSUB")
+            .arg(format!("{prefix}ev:{}", channel(m)))
+            .query_async(&mut conn)
+            .await
+            .unwrap();
+        answer[0].1
+    };
+
+    // Instance i streams matches 2i and 2i+1, match 2i twice (two viewers).
+    let mut streams = Vec::new();
+    for (i, b) in instances.iter().enumerate() {
+        let mut mine = Vec::new();
+        for m in [2 * i, 2 * i, 2 * i + 1] {
+            mine.push((m, b.subscribe(&channel(m)).await.unwrap()));
+        }
+        streams.push(mine);
+    }
+    for m in 0..8 {
+        assert_eq!(
+            subscribers(m).await,
+            1,
+            "one subscription per instance, however many viewers"
+        );
+    }
+    assert_eq!(subscribers(8).await, 0, "nobody streams match 8");
+    let before: Vec<u64> = instances.iter().map(|b| b.received()).collect();
+
+    // Versions 1..=20 of matches 0..=8, interleaved, from any instance.
+    const VERSIONS: usize = 20;
+    for v in 1..=VERSIONS {
+        for m in 0..=8 {
+            instances[(m + v) % 4]
+                .publish(&channel(m), format!("{v}"))
+                .await
+                .unwrap();
+        }
+    }
+    for mine in &mut streams {
+        for (m, sub) in mine.iter_mut() {
+            for v in 1..=VERSIONS {
+                assert_eq!(next_notice(sub).await, message(&v.to_string()), "match {m}");
+            }
+        }
+    }
+    // A witness published last: once each instance has it, everything
+    // published before it has reached that instance too (one connection, in order).
+    let mut witnesses = Vec::new();
+    for b in &instances {
+        witnesses.push(b.subscribe("witness").await.unwrap());
+    }
+    instances[0].publish("witness", "w".into()).await.unwrap();
+    for (i, w) in witnesses.iter_mut().enumerate() {
+        assert_eq!(next_notice(w).await, message("w"));
+        assert_eq!(
+            instances[i].received() - before[i],
+            2 * VERSIONS as u64 + 1,
+            "instance {i} took in its two matches' versions and the witness, nothing else"
+        );
+    }
+
+    // The last viewer leaving unsubscribes the instance; one of two does not.
+    let (m0, first) = streams[0].remove(0);
+    drop(first);
+    let mut lone = streams[0].remove(0).1;
+    instances[0]
+        .publish(&channel(m0), "still".into())
+        .await
+        .unwrap();
+    assert_eq!(next_notice(&mut lone).await, message("still"));
+    drop(lone);
+    // Unsubscribing happens in the background: wait for it (the 10 s cap guards a hang).
+    let start = std::time::Instant::now();
+    while subscribers(m0).await != 0 {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "never unsubscribed"
+        );
+        sleep_ms(10).await;
+    }
+    assert_eq!(
+        subscribers(1).await,
+        1,
+        "the instance's other match stays subscribed"
+    );
+    drop(streams);
+    drop(witnesses);
+    instances[0].delete_all_keys().await.unwrap();
 }

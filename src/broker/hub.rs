@@ -1,9 +1,12 @@
 //! Local fan-out of channel messages to the subscribers of this process.
 //! Both brokers deliver through a hub: the in-process one directly, the Redis
-//! one from its single pattern subscription.
+//! one from its subscription connection, which holds a Redis subscription
+//! exactly for the channels the hub has local subscribers on (the hub tells
+//! it when a channel's last subscriber leaves).
 
 use std::collections::HashMap;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -27,9 +30,44 @@ pub enum Notice {
 #[derive(Debug, Default)]
 pub struct Hub {
     channels: Mutex<HashMap<String, broadcast::Sender<Notice>>>,
+    /// Told each channel whose last local subscriber left.
+    idle: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    /// Messages that reached this process (see [`Hub::note_received`]).
+    received: AtomicU64,
 }
 
 impl Hub {
+    /// A hub that sends the name of each channel whose last local subscriber
+    /// left to `idle` (where the Redis broker unsubscribes from it).
+    pub fn with_idle(idle: tokio::sync::mpsc::UnboundedSender<String>) -> Hub {
+        Hub {
+            idle: Some(idle),
+            ..Hub::default()
+        }
+    }
+
+    /// Whether `channel` has local subscribers.
+    pub fn is_watched(&self, channel: &str) -> bool {
+        let channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        channels.contains_key(channel)
+    }
+
+    /// The channels with local subscribers.
+    pub fn watched(&self) -> Vec<String> {
+        let channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
+        channels.keys().cloned().collect()
+    }
+
+    /// Counts one message that reached this process.
+    pub fn note_received(&self) {
+        self.received.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Messages that reached this process so far.
+    pub fn received(&self) -> u64 {
+        self.received.load(Ordering::Relaxed)
+    }
+
     /// Registers a local subscriber of `channel`.
     pub fn subscribe(self: &Arc<Self>, channel: &str) -> Subscription {
         let mut channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
@@ -43,12 +81,16 @@ impl Hub {
         }
     }
 
-    /// Delivers `notice` to the local subscribers of `channel`.
-    pub fn deliver(&self, channel: &str, notice: Notice) {
+    /// Delivers `notice` to the local subscribers of `channel`; whether it has any.
+    pub fn deliver(&self, channel: &str, notice: Notice) -> bool {
         let channels = self.channels.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(sender) = channels.get(channel) {
-            // No receivers left is fine: the last one is just going away.
-            let _ = sender.send(notice);
+        match channels.get(channel) {
+            Some(sender) => {
+                // No receivers left is fine: the last one is just going away.
+                let _ = sender.send(notice);
+                true
+            }
+            None => false,
         }
     }
 
@@ -67,6 +109,10 @@ impl Hub {
             .is_some_and(|s| s.receiver_count() == 0)
         {
             channels.remove(channel);
+            if let Some(idle) = &self.idle {
+                // The receiving task is gone only when the broker is.
+                let _ = idle.send(channel.to_owned());
+            }
         }
     }
 
@@ -193,13 +239,22 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn dropping_the_last_subscriber_forgets_the_channel() {
-        let hub = Arc::new(Hub::default());
+    async fn dropping_the_last_subscriber_forgets_the_channel_and_says_so() {
+        let (tx, mut idle) = tokio::sync::mpsc::unbounded_channel();
+        let hub = Arc::new(Hub::with_idle(tx));
         let a = hub.subscribe("m");
         let b = hub.subscribe("m");
+        let other = hub.subscribe("n");
         drop(a);
-        assert_eq!(hub.channel_count(), 1);
+        assert_eq!(hub.channel_count(), 2);
+        assert!(hub.is_watched("m"));
+        assert!(idle.try_recv().is_err(), "m still has a subscriber");
         drop(b);
-        assert_eq!(hub.channel_count(), 0);
+        assert_eq!(hub.channel_count(), 1);
+        assert!(!hub.is_watched("m"));
+        assert_eq!(idle.try_recv().ok().as_deref(), Some("m"));
+        assert_eq!(hub.watched(), ["n"]);
+        drop(other);
+        assert_eq!(idle.try_recv().ok().as_deref(), Some("n"));
     }
 }

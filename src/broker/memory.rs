@@ -109,9 +109,17 @@ impl RateLimiter for MemoryBroker {
 
 impl PubSub for MemoryBroker {
     fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, BrokerResult<()>> {
-        self.hub
-            .deliver(channel, super::Notice::Message(payload.into()));
+        if self
+            .hub
+            .deliver(channel, super::Notice::Message(payload.into()))
+        {
+            self.hub.note_received();
+        }
         Box::pin(async { Ok(()) })
+    }
+
+    fn received(&self) -> u64 {
+        self.hub.received()
     }
 
     fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>> {

@@ -82,6 +82,11 @@ pub trait PubSub: Send + Sync {
 
     /// Subscribes to `channel`; messages published after this returns are delivered.
     fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>>;
+
+    /// Messages that reached this instance so far: on Redis, every message its
+    /// subscription connection took in (only the channels it has local
+    /// subscribers on); in process, every message delivered to a subscriber.
+    fn received(&self) -> u64;
 }
 
 /// What the broker knows of one key's presence (a seat of a match).

@@ -1,20 +1,24 @@
 //! The Redis broker: state shared by any number of instances.
 //!
 //! Commands go through a [`ConnectionManager`] (it reconnects by itself).
-//! Events arrive on one pattern subscription per instance (`<prefix>ev:*`)
-//! and are fanned out locally by the hub; after the subscription connection
-//! is lost and re-made, every local subscriber is told to resynchronise,
-//! because messages published in the gap are gone.
+//! Events arrive on one subscription connection per instance, subscribed to
+//! the channels (`<prefix>ev:<channel>`) of this instance's local
+//! subscribers only — subscribed on a channel's first local subscriber,
+//! unsubscribed after its last — so an instance receives the events of the
+//! matches it streams and no others. The hub fans them out locally; after
+//! the subscription connection is lost and re-made, every local subscriber
+//! is told to resynchronise, because messages published in the gap are gone.
 //!
 //! Over 400 lines: one trait implementation per broker concern on one
 //! connection, and its Lua scripts (the queue's are in `redis_queue.rs`).
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
-use redis::aio::ConnectionManager;
+use redis::aio::{ConnectionManager, PubSubSink, PubSubStream};
 use redis::{AsyncCommands, Script};
 
 use super::hub::Hub;
@@ -90,6 +94,7 @@ pub struct RedisBroker {
     conn: ConnectionManager,
     prefix: String,
     hub: Arc<Hub>,
+    remote: Arc<tokio::sync::Mutex<Remote>>,
     rate_script: Arc<Script>,
     seen_script: Arc<Script>,
     hold_script: Arc<Script>,
@@ -116,52 +121,31 @@ impl RedisBroker {
     pub async fn connect(url: &str, prefix: &str) -> BrokerResult<Arc<RedisBroker>> {
         let client = redis::Client::open(url)?;
         let conn = client.get_connection_manager().await?;
-        let hub = Arc::new(Hub::default());
-        let pattern = format!("{prefix}ev:*");
-        let channel_start = prefix.len() + 3;
-        let mut first = Some(subscribe_pattern(&client, &pattern).await?);
-        let task_hub = Arc::clone(&hub);
-        tokio::spawn(async move {
-            let mut backoff = Duration::from_millis(100);
-            loop {
-                let stream = match first.take() {
-                    Some(stream) => stream,
-                    None => match subscribe_pattern(&client, &pattern).await {
-                        Ok(stream) => {
-                            tracing::info!("event subscription re-established");
-                            // Anything published while we were away is lost.
-                            task_hub.resync_all();
-                            backoff = Duration::from_millis(100);
-                            stream
-                        }
-                        Err(err) => {
-                            tracing::warn!(error = %err, "event subscription failed, retrying");
-                            tokio::time::sleep(backoff).await;
-                            backoff = (backoff * 2).min(Duration::from_secs(5));
-                            continue;
-                        }
-                    },
-                };
-                let mut stream = stream;
-                while let Some(msg) = stream.next().await {
-                    let channel = msg.get_channel_name();
-                    let Some(local) = channel.get(channel_start..) else {
-                        continue;
-                    };
-                    if let Ok(payload) = msg.get_payload::<String>() {
-                        task_hub.deliver(local, Notice::Message(payload.into()));
-                    }
-                }
-                tracing::warn!("event subscription lost");
-                if Arc::strong_count(&task_hub) == 1 {
-                    return; // the broker is gone
-                }
-            }
-        });
+        let (idle_tx, idle_rx) = tokio::sync::mpsc::unbounded_channel();
+        let hub = Arc::new(Hub::with_idle(idle_tx));
+        let (sink, stream) = client.get_async_pubsub().await?.split();
+        let remote = Arc::new(tokio::sync::Mutex::new(Remote {
+            sink,
+            subscribed: HashSet::new(),
+        }));
+        tokio::spawn(listen(
+            client,
+            stream,
+            Arc::clone(&hub),
+            Arc::clone(&remote),
+            prefix.to_owned(),
+        ));
+        tokio::spawn(unsubscribe_idle(
+            idle_rx,
+            Arc::downgrade(&hub),
+            Arc::clone(&remote),
+            prefix.to_owned(),
+        ));
         Ok(Arc::new(RedisBroker {
             conn,
             prefix: prefix.to_owned(),
             hub,
+            remote,
             rate_script: Arc::new(Script::new(RATE_SCRIPT)),
             seen_script: Arc::new(Script::new(SEEN_SCRIPT)),
             hold_script: Arc::new(Script::new(HOLD_SCRIPT)),
@@ -201,20 +185,121 @@ impl RedisBroker {
             }
             keys
         };
+        // One UNLINK per key (keys of one call must share a slot on a cluster).
         for chunk in keys.chunks(500) {
-            let _: () = conn.del(chunk).await?;
+            let mut pipe = redis::pipe();
+            for key in chunk {
+                pipe.unlink(key).ignore();
+            }
+            let _: () = pipe.query_async(&mut conn).await?;
         }
         Ok(())
     }
 }
 
-async fn subscribe_pattern(
+/// The instance's subscription connection: the Redis channels it is
+/// subscribed to, which are the hub's watched channels (changed under this
+/// lock only, so a channel's SUBSCRIBE and UNSUBSCRIBE never cross).
+struct Remote {
+    sink: PubSubSink,
+    subscribed: HashSet<String>,
+}
+
+/// The Redis channel of a broker-local channel.
+fn event_channel(prefix: &str, channel: &str) -> String {
+    format!("{prefix}ev:{channel}")
+}
+
+/// Hands each message of the subscription connection to the hub; when the
+/// connection is lost, makes a new one, subscribes it to every watched
+/// channel again and tells every local subscriber to resynchronise
+/// (messages published in the gap are gone).
+async fn listen(
+    client: redis::Client,
+    first: PubSubStream,
+    hub: Arc<Hub>,
+    remote: Arc<tokio::sync::Mutex<Remote>>,
+    prefix: String,
+) {
+    let channel_start = prefix.len() + 3;
+    let mut stream = first;
+    let mut backoff = Duration::from_millis(100);
+    loop {
+        while let Some(msg) = stream.next().await {
+            hub.note_received();
+            let channel = msg.get_channel_name();
+            let Some(local) = channel.get(channel_start..) else {
+                continue;
+            };
+            if let Ok(payload) = msg.get_payload::<String>() {
+                hub.deliver(local, Notice::Message(payload.into()));
+            }
+        }
+        tracing::warn!("event subscription lost");
+        if Arc::strong_count(&hub) == 1 {
+            return; // the broker is gone
+        }
+        loop {
+            match resubscribe(&client, &hub, &remote, &prefix).await {
+                Ok(next) => {
+                    tracing::info!("event subscription re-established");
+                    hub.resync_all();
+                    stream = next;
+                    backoff = Duration::from_millis(100);
+                    break;
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, "event subscription failed, retrying");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(5));
+                }
+            }
+        }
+    }
+}
+
+/// A new subscription connection, subscribed to every watched channel.
+async fn resubscribe(
     client: &redis::Client,
-    pattern: &str,
-) -> BrokerResult<redis::aio::PubSubStream> {
+    hub: &Hub,
+    remote: &tokio::sync::Mutex<Remote>,
+    prefix: &str,
+) -> BrokerResult<PubSubStream> {
     let (mut sink, stream) = client.get_async_pubsub().await?.split();
-    sink.psubscribe(pattern).await?;
+    let mut remote = remote.lock().await;
+    let watched = hub.watched();
+    for batch in watched.chunks(500) {
+        let names: Vec<String> = batch.iter().map(|c| event_channel(prefix, c)).collect();
+        sink.subscribe(&names).await?;
+    }
+    remote.sink = sink;
+    remote.subscribed = watched.into_iter().collect();
     Ok(stream)
+}
+
+/// Unsubscribes from each channel whose last local subscriber left, unless
+/// one came back meanwhile; ends with the broker.
+async fn unsubscribe_idle(
+    mut idle: tokio::sync::mpsc::UnboundedReceiver<String>,
+    hub: Weak<Hub>,
+    remote: Arc<tokio::sync::Mutex<Remote>>,
+    prefix: String,
+) {
+    while let Some(channel) = idle.recv().await {
+        let Some(hub) = hub.upgrade() else { return };
+        let mut remote = remote.lock().await;
+        if hub.is_watched(&channel) || !remote.subscribed.remove(&channel) {
+            continue;
+        }
+        if let Err(err) = remote
+            .sink
+            .unsubscribe(event_channel(&prefix, &channel))
+            .await
+        {
+            // A lost connection drops its subscriptions anyway.
+            tracing::warn!(error = %err, channel = %channel, "could not unsubscribe");
+        }
+    }
 }
 
 impl RateLimiter for RedisBroker {
@@ -295,9 +380,31 @@ impl PubSub for RedisBroker {
     }
 
     fn subscribe<'a>(&'a self, channel: &'a str) -> BoxFuture<'a, BrokerResult<Subscription>> {
-        // The pattern subscription is already in place: registering locally is enough.
         let sub = self.hub.subscribe(channel);
-        Box::pin(async move { Ok(sub) })
+        Box::pin(async move {
+            // The first local subscriber subscribes the instance; SUBSCRIBE
+            // returns once Redis confirmed it, so later messages arrive.
+            let mut remote = self.remote.lock().await;
+            if !remote.subscribed.contains(channel) {
+                let name = event_channel(&self.prefix, channel);
+                match remote.sink.subscribe(&name).await {
+                    Ok(()) => {
+                        remote.subscribed.insert(channel.to_owned());
+                    }
+                    // The connection is down: the listener subscribes every
+                    // watched channel again when it is back, and tells this
+                    // subscriber to resynchronise.
+                    Err(err) => {
+                        tracing::warn!(error = %err, channel = %name, "could not subscribe")
+                    }
+                }
+            }
+            Ok(sub)
+        })
+    }
+
+    fn received(&self) -> u64 {
+        self.hub.received()
     }
 }
 
@@ -308,11 +415,13 @@ impl Presence for RedisBroker {
                 return Ok(Vec::new());
             }
             let mut conn = self.conn.clone();
-            let full: Vec<String> = keys
-                .iter()
-                .map(|k| self.key(&format!("mark:{k}")))
-                .collect();
-            Ok(redis::cmd("MGET").arg(&full).query_async(&mut conn).await?)
+            // GETs in one pipeline rather than one MGET, whose keys would
+            // span slots on a cluster.
+            let mut pipe = redis::pipe();
+            for k in keys {
+                pipe.get(self.key(&format!("mark:{k}")));
+            }
+            Ok(pipe.query_async(&mut conn).await?)
         })
     }
 
@@ -327,7 +436,7 @@ impl Presence for RedisBroker {
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             let previous: Option<i64> = self
                 .seen_script
-                .key(self.key(&format!("seen:{key}")))
+                .key(self.key(&format!("seen:{{{key}}}")))
                 .arg(at)
                 .arg(ttl_ms)
                 .invoke_async(&mut conn)
@@ -365,14 +474,19 @@ impl Presence for RedisBroker {
         Box::pin(async move {
             let mut conn = self.conn.clone();
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
-            // Bounded batches keep each script call short.
+            // One script call per lease (each key is a slot of its own on a
+            // cluster), pipelined in bounded batches.
             for chunk in leases.chunks(256) {
-                let mut call = self.hold_script.prepare_invoke();
-                call.arg(ttl_ms);
+                let mut pipe = redis::pipe();
+                pipe.load_script(&self.hold_script).ignore();
                 for (key, holder) in chunk {
-                    call.key(self.key(&format!("lease:{key}"))).arg(holder);
+                    let mut call = self.hold_script.prepare_invoke();
+                    call.key(self.key(&format!("lease:{{{key}}}")))
+                        .arg(ttl_ms)
+                        .arg(holder);
+                    pipe.invoke_script(&call).ignore();
                 }
-                let _: i64 = call.invoke_async(&mut conn).await?;
+                let _: () = pipe.query_async(&mut conn).await?;
             }
             Ok(())
         })
@@ -381,7 +495,9 @@ impl Presence for RedisBroker {
     fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
             let mut conn = self.conn.clone();
-            let _: i64 = conn.zrem(self.key(&format!("lease:{key}")), holder).await?;
+            let _: i64 = conn
+                .zrem(self.key(&format!("lease:{{{key}}}")), holder)
+                .await?;
             Ok(())
         })
     }
@@ -395,17 +511,22 @@ impl Presence for RedisBroker {
                 return Ok(Vec::new());
             }
             let mut conn = self.conn.clone();
-            let mut call = self.presence_script.prepare_invoke();
+            // One script call per key: its seen time and its leases share the
+            // key's hash tag, so each call stays in one slot on a cluster.
+            let mut pipe = redis::pipe();
+            pipe.load_script(&self.presence_script).ignore();
             for key in keys {
-                call.key(self.key(&format!("seen:{key}")))
-                    .key(self.key(&format!("lease:{key}")));
+                let mut call = self.presence_script.prepare_invoke();
+                call.key(self.key(&format!("seen:{{{key}}}")))
+                    .key(self.key(&format!("lease:{{{key}}}")));
+                pipe.invoke_script(&call);
             }
-            let flat: Vec<Option<i64>> = call.invoke_async(&mut conn).await?;
-            Ok(flat
-                .chunks(2)
-                .map(|pair| PresenceRecord {
-                    last_seen: pair.first().copied().flatten(),
-                    leased: pair.get(1).copied().flatten().unwrap_or(0) > 0,
+            let pairs: Vec<(Option<i64>, Option<i64>)> = pipe.query_async(&mut conn).await?;
+            Ok(pairs
+                .into_iter()
+                .map(|(seen, leases)| PresenceRecord {
+                    last_seen: seen,
+                    leased: leases.unwrap_or(0) > 0,
                 })
                 .collect())
         })

@@ -1,7 +1,12 @@
 //! The matchmaking queue and locks on Redis. Keys, under the broker prefix:
-//! `mm:t:<ticket>` (a hash per ticket), `mm:q:<ladder>` (a sorted set of the
-//! queued tickets by rating), `mm:p:<player>` (the player's latest ticket),
-//! `lock:<name>`. Every change that must be atomic is one Lua script.
+//! `{mm}:t:<ticket>` (a hash per ticket), `{mm}:q:<ladder>` (a sorted set of
+//! the queued tickets by rating), `{mm}:p:<player>` (the player's latest
+//! ticket), `lock:<name>`. Every change that must be atomic is one Lua
+//! script. On a Redis Cluster every key of the queue shares the hash tag
+//! `{mm}`, so each script's keys sit in one slot (one node): a player holds
+//! one live ticket across ladders, which one script checks atomically, so
+//! the ladders' queues cannot be spread over slots. Every script names at
+//! least one of its keys in `KEYS`, which routes it to that slot's node.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -53,18 +58,19 @@ impl Default for QueueScripts {
 /// How long a finished ticket stays readable.
 const FINISHED_TICKET_TTL_MS: u64 = 24 * 3600 * 1000;
 
-/// ARGV: prefix, id, player, ladder, rating, created_at, seen_at, last_x_at, last_opponent.
+/// KEYS: the player's key (routing). ARGV: prefix, id, player, ladder, rating,
+/// created_at, seen_at, last_x_at, last_opponent.
 const ENQUEUE: &str = r"
 local p = ARGV[1]
-local current = redis.call('GET', p .. 'mm:p:' .. ARGV[3])
-if current and redis.call('HGET', p .. 'mm:t:' .. current, 'status') == 'queued' then
+local current = redis.call('GET', p .. '{mm}:p:' .. ARGV[3])
+if current and redis.call('HGET', p .. '{mm}:t:' .. current, 'status') == 'queued' then
   return current
 end
-local t = p .. 'mm:t:' .. ARGV[2]
+local t = p .. '{mm}:t:' .. ARGV[2]
 redis.call('HSET', t, 'id', ARGV[2], 'player', ARGV[3], 'ladder', ARGV[4], 'rating', ARGV[5],
   'created_at', ARGV[6], 'seen_at', ARGV[7], 'status', 'queued', 'last_x_at', ARGV[8], 'last_opp', ARGV[9])
-redis.call('ZADD', p .. 'mm:q:' .. ARGV[4], ARGV[5], ARGV[2])
-redis.call('SET', p .. 'mm:p:' .. ARGV[3], ARGV[2])
+redis.call('ZADD', p .. '{mm}:q:' .. ARGV[4], ARGV[5], ARGV[2])
+redis.call('SET', p .. '{mm}:p:' .. ARGV[3], ARGV[2])
 return false
 ";
 
@@ -94,21 +100,21 @@ const QUEUED_FIELDS: [&str; 7] = [
     "last_opp",
 ];
 
-/// ARGV: prefix, id, reason, ttl.
+/// KEYS: the ticket (routing). ARGV: prefix, id, reason, ttl.
 const CANCEL: &str = r"
 local p = ARGV[1]
-local t = p .. 'mm:t:' .. ARGV[2]
+local t = p .. '{mm}:t:' .. ARGV[2]
 local status = redis.call('HGET', t, 'status')
 if not status then return {'missing'} end
 if status == 'matched' then return {'matched', redis.call('HGET', t, 'match_id')} end
 if status == 'cancelled' then return {'cancelled'} end
 local ladder = redis.call('HGET', t, 'ladder')
 local player = redis.call('HGET', t, 'player')
-redis.call('ZREM', p .. 'mm:q:' .. ladder, ARGV[2])
+redis.call('ZREM', p .. '{mm}:q:' .. ladder, ARGV[2])
 redis.call('HSET', t, 'status', 'cancelled', 'reason', ARGV[3])
 redis.call('PEXPIRE', t, ARGV[4])
-if redis.call('GET', p .. 'mm:p:' .. player) == ARGV[2] then
-  redis.call('DEL', p .. 'mm:p:' .. player)
+if redis.call('GET', p .. '{mm}:p:' .. player) == ARGV[2] then
+  redis.call('DEL', p .. '{mm}:p:' .. player)
 end
 return {'ok'}
 ";
@@ -188,11 +194,15 @@ return 1
 
 impl RedisBroker {
     fn ticket_key(&self, id: &str) -> String {
-        self.key(&format!("mm:t:{id}"))
+        self.key(&format!("{{mm}}:t:{id}"))
+    }
+
+    fn player_key(&self, player: &str) -> String {
+        self.key(&format!("{{mm}}:p:{player}"))
     }
 
     fn queue_key(&self, ladder: &str) -> String {
-        self.key(&format!("mm:q:{ladder}"))
+        self.key(&format!("{{mm}}:q:{ladder}"))
     }
 }
 
@@ -222,14 +232,14 @@ impl MatchQueue for RedisBroker {
     fn is_restored(&self) -> BoxFuture<'_, BrokerResult<bool>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            Ok(conn.exists(self.key("mm:restored")).await?)
+            Ok(conn.exists(self.key("{mm}:restored")).await?)
         })
     }
 
     fn mark_restored(&self) -> BoxFuture<'_, BrokerResult<()>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let _: () = conn.set(self.key("mm:restored"), 1).await?;
+            let _: () = conn.set(self.key("{mm}:restored"), 1).await?;
             Ok(())
         })
     }
@@ -240,6 +250,7 @@ impl MatchQueue for RedisBroker {
             let existing: Option<String> = self
                 .queue_scripts()
                 .enqueue
+                .key(self.player_key(&ticket.player_id))
                 .arg(self.key(""))
                 .arg(&ticket.id)
                 .arg(&ticket.player_id)
@@ -261,8 +272,7 @@ impl MatchQueue for RedisBroker {
     fn ticket<'a>(&'a self, id: &'a str) -> BoxFuture<'a, BrokerResult<Option<Ticket>>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let fields: HashMap<String, String> =
-                conn.hgetall(self.key(&format!("mm:t:{id}"))).await?;
+            let fields: HashMap<String, String> = conn.hgetall(self.ticket_key(id)).await?;
             Ok(ticket_from(|name| fields.get(name).map(String::as_str)))
         })
     }
@@ -273,7 +283,7 @@ impl MatchQueue for RedisBroker {
             let _: i64 = self
                 .queue_scripts()
                 .touch
-                .key(self.key(&format!("mm:t:{id}")))
+                .key(self.ticket_key(id))
                 .arg(at)
                 .invoke_async(&mut conn)
                 .await?;
@@ -291,6 +301,7 @@ impl MatchQueue for RedisBroker {
             let answer: Vec<String> = self
                 .queue_scripts()
                 .cancel
+                .key(self.ticket_key(id))
                 .arg(self.key(""))
                 .arg(id)
                 .arg(reason)
@@ -342,7 +353,7 @@ impl MatchQueue for RedisBroker {
     fn queue_size<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<u64>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            Ok(conn.zcard(self.key(&format!("mm:q:{ladder}"))).await?)
+            Ok(conn.zcard(self.queue_key(ladder)).await?)
         })
     }
 
@@ -399,7 +410,7 @@ impl MatchQueue for RedisBroker {
     ) -> BoxFuture<'a, BrokerResult<Option<String>>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            Ok(conn.get(self.key(&format!("mm:p:{player_id}"))).await?)
+            Ok(conn.get(self.player_key(player_id)).await?)
         })
     }
 }

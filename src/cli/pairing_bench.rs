@@ -59,8 +59,9 @@ pub async fn run(
             last_opponent: None,
         })
         .collect();
-    // Players and their tickets' durable records, as queueing through the
-    // API leaves them: pairing marks the records matched.
+    // Players, their rating rows and their tickets' durable records, as
+    // queueing through the API leaves them: pairing marks the records
+    // matched and notes colours and opponents on the rating rows.
     let (rows, pnames) = (tickets.clone(), names.clone());
     ctx.db
         .write(move |conn| -> Result<(), crate::store::StoreError> {
@@ -75,6 +76,10 @@ pub async fn run(
                         role: "player",
                         created_at: now,
                     },
+                )?;
+                crate::store::ratings::insert_if_missing(
+                    conn,
+                    &crate::service::ladders::initial_row(&ticket.player_id, &ticket.ladder, now),
                 )?;
                 tickets::insert(
                     conn,
@@ -91,8 +96,16 @@ pub async fn run(
         })
         .await?;
     let queue_started = Instant::now();
+    // Seen when queued: creating the players may take longer than the
+    // minute after which an unseen ticket counts as abandoned.
+    let seen_at = ctx.time.now_ms();
     for ticket in &tickets {
-        ctx.broker.enqueue(ticket).await?;
+        ctx.broker
+            .enqueue(&Ticket {
+                seen_at,
+                ..ticket.clone()
+            })
+            .await?;
     }
     writeln!(
         out,

@@ -127,49 +127,67 @@ pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError>
     Ok(())
 }
 
-/// One seat of a match, as `match_players` indexes it.
+/// One seat of a match, as `match_players` indexes it (owned: `COPY` writes
+/// owned values).
 #[derive(Insertable)]
-#[diesel(table_name = match_players)]
-struct SeatRow<'a> {
-    match_id: &'a MatchId,
-    seat: &'static str,
-    player_id: &'a PlayerId,
+#[diesel(table_name = match_players, treat_none_as_default_value = false)]
+struct SeatRow {
+    match_id: MatchId,
+    seat: String,
+    player_id: PlayerId,
     created_at: i64,
-    mode: &'a Mode,
+    mode: Mode,
     active: bool,
 }
 
 /// Rows a multi-row statement carries at most: its bind parameters stay
-/// under SQLite's 32,766 and PostgreSQL's 65,535 (`matches` has 33 columns).
+/// under SQLite's 32,766 (`matches` has 32 columns).
 const MATCHES_PER_INSERT: usize = 900;
 
-/// Inserts new matches with multi-row statements (a pairing round's, in its
-/// one transaction): a few statements for thousands of matches instead of
-/// three each.
+/// The `match_players` rows of `rows`.
+fn seat_rows(rows: &[MatchRow]) -> Vec<SeatRow> {
+    rows.iter()
+        .flat_map(|row| {
+            [("x", &row.x_player_id), ("o", &row.o_player_id)]
+                .into_iter()
+                .filter_map(move |(seat, player)| {
+                    player.as_ref().map(|player_id| SeatRow {
+                        match_id: row.id.clone(),
+                        seat: seat.to_owned(),
+                        player_id: player_id.clone(),
+                        created_at: row.created_at,
+                        mode: row.mode,
+                        active: row.is_active_status(),
+                    })
+                })
+        })
+        .collect()
+}
+
+/// Inserts new matches in bulk (a pairing round's, in its one transaction):
+/// on PostgreSQL with `COPY` (binary: no bind-parameter limit, no statement
+/// to plan), on SQLite with multi-row statements — a few statements for
+/// thousands of matches instead of three each.
 ///
 /// # Errors
 /// Database errors; a unique violation when a player already sits in an
 /// unfinished ranked match (`match_players_one_ranked`).
 pub fn insert_many(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<(), StoreError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    if let DbConnection::Pg(pg) = &mut *conn {
+        diesel::copy_from(matches::table)
+            .from_insertable(rows)
+            .execute(pg)?;
+        diesel::copy_from(match_players::table)
+            .from_insertable(&seat_rows(rows))
+            .execute(pg)?;
+        return Ok(());
+    }
     for chunk in rows.chunks(MATCHES_PER_INSERT) {
         execute_on_backend!(conn, diesel::insert_into(matches::table).values(chunk))?;
-        let seats: Vec<SeatRow<'_>> = chunk
-            .iter()
-            .flat_map(|row| {
-                [("x", &row.x_player_id), ("o", &row.o_player_id)]
-                    .into_iter()
-                    .filter_map(move |(seat, player)| {
-                        player.as_ref().map(|player_id| SeatRow {
-                            match_id: &row.id,
-                            seat,
-                            player_id,
-                            created_at: row.created_at,
-                            mode: &row.mode,
-                            active: row.is_active_status(),
-                        })
-                    })
-            })
-            .collect();
+        let seats = seat_rows(chunk);
         execute_on_backend!(
             conn,
             diesel::insert_into(match_players::table).values(&seats)

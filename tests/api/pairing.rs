@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use diesel::connection::SimpleConnection;
 use uttt::broker::{PairClaim, TicketStatus};
-use uttt::store::DbConnection;
+use uttt::store::{DbConnection, StoreError};
 
 use crate::ranked::{LADDER, manual_app, pair_now};
 use crate::support::{Backend, Player, TestApp};
@@ -31,7 +31,7 @@ async fn inject_failure(app: &TestApp) {
                        BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
                 }
             };
-            conn.batch_execute(sql)
+            conn.batch_execute(sql).map_err(StoreError::from)
         })
         .await
         .expect("install the failure");
@@ -47,7 +47,7 @@ async fn remove_failure(app: &TestApp) {
                     "DROP TRIGGER injected_insert; DROP TRIGGER injected_update;"
                 }
             };
-            conn.batch_execute(sql)
+            conn.batch_execute(sql).map_err(StoreError::from)
         })
         .await
         .expect("remove the failure");
@@ -64,6 +64,7 @@ async fn ranked_seats(app: &TestApp) -> HashMap<String, Vec<String>> {
             match_players::table
                 .select((match_players::match_id, match_players::player_id))
                 .load::<(String, String)>(conn)
+                .map_err(StoreError::from)
         })
         .await
         .expect("seats");

@@ -12,17 +12,18 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::broker::{PairClaim, Ticket};
+use crate::broker::{Cancelled, PairClaim, Ticket};
 use crate::config::LadderConfig;
-use crate::rules::Seat;
+use crate::rules::{Depth, Seat};
 use crate::store::matches::{self as match_store, MatchRow};
 use crate::store::ratings::{self, RatingRow};
 use crate::store::tickets;
 use crate::time::Millis;
 
-use super::super::matches::record::seat_str;
+use super::super::matches::create::{self, NewMatch, SeatSpec};
+use super::super::matches::record::{Mode, seat_str};
 use super::super::{ConflictCode, Context, Error, Result, events, ladders};
-use super::{cancel_busy, pairing, ranked_row};
+use super::pairing;
 
 /// How often a round's write is tried when a concurrent pairing (another
 /// ladder's, on another instance) seats one of its players first: each try
@@ -294,4 +295,47 @@ async fn announce(ctx: &Context, ladder: &LadderConfig, planned: &[Planned], mad
         }
     }
     events::notify_players(ctx, &messages).await;
+}
+
+fn ranked_row(ladder: &LadderConfig, x: &str, o: &str, now: Millis) -> Result<MatchRow> {
+    let depth = Depth::new(ladder.depth).map_err(|_| Error::Internal("ladder depth".into()))?;
+    create::new_row(
+        NewMatch {
+            mode: Mode::Ranked,
+            ladder: Some(ladder.id.clone()),
+            rated: ladder.rated,
+            depth,
+            time_control: ladder.time_control,
+            x: SeatSpec::player(x),
+            o: SeatSpec::player(o),
+            cpu_level: None,
+            room_code: None,
+        },
+        now,
+    )
+}
+
+/// Cancels, as `in_active_match`, the tickets among `tickets` whose players
+/// sit in an unfinished ranked match (their pairing was refused).
+async fn cancel_busy(ctx: &Context, tickets: &[&Ticket]) -> Result<()> {
+    let now = ctx.time.now_ms();
+    for ticket in tickets {
+        let pid = ticket.player_id.clone();
+        let busy = ctx
+            .db
+            .run(move |conn| match_store::active_ranked(conn, &pid))
+            .await?;
+        let Some(match_id) = busy else { continue };
+        if ctx.broker.cancel(&ticket.id, "in_active_match").await? == Cancelled::Cancelled {
+            let tid = ticket.id.clone();
+            ctx.db
+                .run(move |conn| tickets::mark_cancelled(conn, &tid, "in_active_match", now))
+                .await?;
+            tracing::warn!(
+                ticket.id = %ticket.id, player.id = %ticket.player_id, match.id = %match_id,
+                "ticket of a player in a ranked match cancelled"
+            );
+        }
+    }
+    Ok(())
 }

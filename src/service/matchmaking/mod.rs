@@ -14,15 +14,12 @@ use utoipa::ToSchema;
 use crate::broker::{Cancelled, Enqueued, Ticket, TicketStatus};
 use crate::config::LadderConfig;
 use crate::ids;
-use crate::rules::Depth;
-use crate::store::matches::{self as match_store, MatchRow};
+use crate::store::matches as match_store;
 use crate::store::ratings;
 use crate::store::tickets::{self, TicketRow};
 use crate::time::{Millis, rfc3339};
 
 use super::accounts::Player;
-use super::matches::create::{self, NewMatch, SeatSpec};
-use super::matches::record::Mode;
 use super::{ConflictCode, Context, Error, Result, ladders};
 
 /// A ticket as its player sees it.
@@ -274,24 +271,6 @@ pub async fn keep_waiting(ctx: &Context, player_id: &str) -> Result<()> {
     Ok(())
 }
 
-pub(super) fn ranked_row(ladder: &LadderConfig, x: &str, o: &str, now: Millis) -> Result<MatchRow> {
-    let depth = Depth::new(ladder.depth).map_err(|_| Error::Internal("ladder depth".into()))?;
-    create::new_row(
-        NewMatch {
-            mode: Mode::Ranked,
-            ladder: Some(ladder.id.clone()),
-            rated: ladder.rated,
-            depth,
-            time_control: ladder.time_control,
-            x: SeatSpec::player(x),
-            o: SeatSpec::player(o),
-            cpu_level: None,
-            room_code: None,
-        },
-        now,
-    )
-}
-
 /// Turns one planned pair into a ranked match, as a round does (see
 /// [`batch::make_matches`]); `None` when it could not be made.
 ///
@@ -307,31 +286,6 @@ pub async fn make_match(
         .await?
         .into_iter()
         .next())
-}
-
-/// Cancels, as `in_active_match`, the tickets among `tickets` whose players
-/// sit in an unfinished ranked match (their pairing was refused).
-pub(super) async fn cancel_busy(ctx: &Context, tickets: &[&Ticket]) -> Result<()> {
-    let now = ctx.time.now_ms();
-    for ticket in tickets {
-        let pid = ticket.player_id.clone();
-        let busy = ctx
-            .db
-            .run(move |conn| match_store::active_ranked(conn, &pid))
-            .await?;
-        let Some(match_id) = busy else { continue };
-        if ctx.broker.cancel(&ticket.id, "in_active_match").await? == Cancelled::Cancelled {
-            let tid = ticket.id.clone();
-            ctx.db
-                .run(move |conn| tickets::mark_cancelled(conn, &tid, "in_active_match", now))
-                .await?;
-            tracing::warn!(
-                ticket.id = %ticket.id, player.id = %ticket.player_id, match.id = %match_id,
-                "ticket of a player in a ranked match cancelled"
-            );
-        }
-    }
-    Ok(())
 }
 
 /// What one pairing round did.

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# A local Redis Cluster of three masters (no replicas) for checking that the
+# broker's multi-key scripts keep their keys in one hash slot:
+#
+#   scripts/redis-cluster.sh start   # ports 7000-7002 (BASE_PORT=7000), data in $DIR
+#   scripts/redis-cluster.sh single  # one node holding every slot, port BASE_PORT
+#   scripts/redis-cluster.sh check   # CLUSTER INFO of the first node
+#   scripts/redis-cluster.sh stop    # shuts the nodes down, deletes $DIR
+#
+# DIR defaults to /tmp/uttt-redis-cluster. Starting an already running
+# cluster does nothing.
+#
+# The single-node cluster is what the test suite can use today: the server's
+# Redis client has no cluster routing (the redis crate's `cluster-async`
+# feature is off), but a cluster node refuses every command and script whose
+# declared keys span hash slots (CROSSSLOT), so
+#   BASE_PORT=7100 scripts/redis-cluster.sh single
+#   TEST_REDIS_URL=redis://127.0.0.1:7100 cargo test --locked --test broker_contract
+# checks that every multi-key call of the broker stays in one slot.
+set -euo pipefail
+base=${BASE_PORT:-7000}
+dir=${DIR:-/tmp/uttt-redis-cluster}
+ports=("$base" "$((base + 1))" "$((base + 2))")
+
+up() { redis-cli -p "$1" ping >/dev/null 2>&1; }
+cluster_ok() { redis-cli -p "$1" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
+# Waits up to 10 s for `$1 $2` to succeed.
+wait_for() { for _ in $(seq 1 100); do "$1" "$2" && return 0; sleep 0.1; done; return 1; }
+# Starts one cluster-enabled node on port $1.
+node() {
+    mkdir -p "$dir/$1"
+    redis-server --port "$1" --cluster-enabled yes \
+        --cluster-config-file "$dir/$1/nodes.conf" --dir "$dir/$1" \
+        --appendonly no --save '' --daemonize yes --logfile "$dir/$1/redis.log"
+    wait_for up "$1"
+}
+
+case "${1:-start}" in
+start)
+    if up "${ports[0]}" && cluster_ok "${ports[0]}"; then
+        echo "cluster already running on ${ports[*]}"
+        exit 0
+    fi
+    for port in "${ports[@]}"; do node "$port"; done
+    redis-cli --cluster create $(printf '127.0.0.1:%s ' "${ports[@]}") \
+        --cluster-replicas 0 --cluster-yes >/dev/null
+    wait_for cluster_ok "${ports[0]}"
+    redis-cli -p "${ports[0]}" cluster info | grep cluster_state
+    echo "cluster on ${ports[*]}: redis://127.0.0.1:${ports[0]}"
+    ;;
+single)
+    port=${ports[0]}
+    if up "$port" && cluster_ok "$port"; then
+        echo "cluster already running on $port"
+        exit 0
+    fi
+    node "$port"
+    redis-cli -p "$port" cluster addslotsrange 0 16383 >/dev/null
+    wait_for cluster_ok "$port"
+    redis-cli -p "$port" cluster info | grep cluster_state
+    echo "one-node cluster: redis://127.0.0.1:$port"
+    ;;
+check)
+    redis-cli -p "${ports[0]}" cluster info | grep -E 'cluster_state|cluster_known_nodes|cluster_slots_assigned'
+    ;;
+stop)
+    for port in "${ports[@]}"; do
+        redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    done
+    rm -rf "$dir"
+    ;;
+*)
+    echo "usage: $0 start|single|check|stop" >&2
+    exit 2
+    ;;
+esac
