@@ -1,6 +1,9 @@
 //! `/api/v1/tournaments/*`: create, list and read tournaments, join and
 //! withdraw, the director's controls, standings, rounds, export and the
 //! tournament's event stream.
+//!
+//! Over 400 lines: one thin handler per endpoint of API.md's "Tournaments",
+//! most of it their OpenAPI annotations.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;

@@ -2,6 +2,9 @@
 //! `tournament_games`. A tournament's games are rows of `matches`; these
 //! tables only say which round and board each one is, who entered, and who
 //! had a bye.
+//!
+//! Over 400 lines: every query on the four tournament tables, each short, so
+//! a use case finds them in one place (as `matches.rs` does for matches).
 
 use diesel::prelude::*;
 
