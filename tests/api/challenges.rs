@@ -399,14 +399,7 @@ async fn bots_on_ladders(app: TestApp) {
         .map(|l| l["id"].as_str().unwrap())
         .collect();
     assert_eq!(open, ["bots-1m"]);
-    let bt = app.queue(&bot, "bots-1m").await;
-    let ht = app.queue(&human, "bots-1m").await;
-    assert_eq!(
-        uttt::worker::pairing::tick(&app.ctx).await.unwrap().matched,
-        1
-    );
-    let match_id = app.matched(&bot, &bt).await;
-    assert_eq!(app.matched(&human, &ht).await, match_id);
+    let match_id = app.ranked_match(&bot, &human, "bots-1m").await;
     let state = app.state(&human, &match_id).await;
     assert_eq!(state["rated"], true);
     let seats = [&state["players"]["x"], &state["players"]["o"]];

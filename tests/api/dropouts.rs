@@ -1,5 +1,6 @@
 //! Drop-outs: presence, the CPU substitute, rejoining.
 
+use crate::both_backends;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -54,193 +55,163 @@ async fn moves_of(app: &TestApp, p: &Player, id: &str) -> Vec<Value> {
         .clone()
 }
 
-async fn drop_and_substitute(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("dropx").await, app.register("dropo").await);
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
+both_backends! {
+    with app;
+    async fn a_dropped_player_is_covered_by_the_cpu_until_they_return(app: TestApp) {
+        let (x, o) = (app.register("dropx").await, app.register("dropo").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
+            .await;
+        heartbeat(&app, &o, &id).await;
+        app.play(&x, &id, 0, "4.4").await.expect(200);
+        let mut stream = EventStream::open(
+            &app,
+            &format!("/api/v1/matches/{id}/events"),
+            &x.token,
+            None,
+        )
         .await;
-    heartbeat(&app, &o, &id).await;
-    app.play(&x, &id, 0, "4.4").await.expect(200);
-    let mut stream = EventStream::open(
-        &app,
-        &format!("/api/v1/matches/{id}/events"),
-        &x.token,
-        None,
-    )
-    .await;
-    stream.state_where(Duration::from_secs(5), |_| true).await;
+        stream.state_where(Duration::from_secs(5), |_| true).await;
 
-    // O is present: nothing happens.
-    assert_eq!(presence_tick(&app).await, 0);
-    // O goes away past the grace period (X stays).
-    app.time.advance(GRACE_MS + 10);
-    heartbeat(&app, &x, &id).await;
-    assert_eq!(
-        presence_tick(&app).await,
-        1,
-        "O's seat is handed to the CPU"
-    );
-    assert_eq!(presence_tick(&app).await, 0, "once");
-    let taken = stream
-        .state_where(Duration::from_secs(5), |s| {
-            s["players"]["o"]["controller"] == "cpu"
-        })
-        .await;
-    assert_eq!(taken["players"]["o"]["connected"], false);
-    assert_eq!(taken["players"]["x"]["connected"], true);
-    assert_eq!(taken["ply"], 1);
-
-    // The CPU moves for O, on O's clock, through the normal move path.
-    app.time.advance(2_000);
-    assert_eq!(cpu_tick(&app).await, 1);
-    let moved = stream
-        .state_where(Duration::from_secs(5), |s| s["ply"] == 2)
-        .await;
-    assert_eq!(moved["turn"], "x");
-    assert_eq!(
-        moved["players"]["o"]["controller"], "cpu",
-        "until O comes back"
-    );
-    assert_eq!(moved["clocks"]["o_ms"], 600_000 - GRACE_MS - 10 - 2_000);
-    let moves = moves_of(&app, &x, &id).await;
-    assert_eq!(moves[1]["seat"], "o");
-    let address = moves[1]["address"].as_array().unwrap();
-    assert_eq!(address[0], 4, "the substitute obeys the send rule");
-
-    // X moves; O's turn again is played by the CPU while O is away…
-    let cell = format!("{}.0", address[1]);
-    app.play(&x, &id, 2, &cell).await.expect(200);
-    heartbeat(&app, &x, &id).await;
-    // (The substitute keeps a human pace: its move comes a second into its turn.)
-    app.time
-        .advance(uttt::service::matches::dropout::SUBSTITUTE_PACE_MS);
-    assert_eq!(cpu_tick(&app).await, 1);
-    assert_eq!(app.state(&x, &id).await["ply"], 4);
-
-    // …and O's first request gives the seat back at once, before the next CPU move.
-    // (Any legal square: the CPU's replies are seeded by the match id, so
-    // a fixed square could already be taken.)
-    let next = legal_of(&app.state(&x, &id).await)[0].clone();
-    app.play(&x, &id, 4, &next).await.expect(200);
-    let back = app.state(&o, &id).await;
-    assert_eq!(back["players"]["o"]["controller"], "human");
-    assert_eq!(back["players"]["o"]["connected"], true);
-    assert_eq!(cpu_tick(&app).await, 0, "no CPU move once O is back");
-    assert_eq!(app.state(&o, &id).await["ply"], 5);
-    let listed = app
-        .get("/api/v1/me/matches?status=active", Some(&o.token))
-        .await;
-    assert_eq!(
-        listed.body["items"][0]["id"],
-        id.as_str(),
-        "the match to rejoin is listed"
-    );
-    app.assert_consistent(&id).await;
-}
-
-#[actix_web::test]
-async fn a_dropped_player_is_covered_by_the_cpu_until_they_return_on_sqlite() {
-    drop_and_substitute(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn a_dropped_player_is_covered_by_the_cpu_until_they_return_on_postgres() {
-    drop_and_substitute(Backend::Postgres).await;
-}
-
-async fn race(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("racex").await, app.register("raceo").await);
-    let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
-    app.play(&x, &id, 0, "4.4").await.expect(200);
-    for round in 0..6 {
-        // O drops and the CPU takes the seat…
+        // O is present: nothing happens.
+        assert_eq!(presence_tick(&app).await, 0);
+        // O goes away past the grace period (X stays).
         app.time.advance(GRACE_MS + 10);
         heartbeat(&app, &x, &id).await;
-        assert_eq!(presence_tick(&app).await, 1, "round {round}");
-        let ply = app.state(&x, &id).await["ply"].as_u64().unwrap();
-        // …then O's return races the CPU's move.
-        let path = format!("/api/v1/matches/{id}");
-        let (cpu, back) = tokio::join!(cpu_tick(&app), app.get(&path, Some(&o.token)));
-        back.expect(200);
-        let now = app.state(&o, &id).await;
-        assert_eq!(now["players"]["o"]["controller"], "human");
-        let after = now["ply"].as_u64().unwrap();
         assert_eq!(
-            after,
-            ply + cpu as u64,
-            "exactly one move for that ply, or none"
+            presence_tick(&app).await,
+            1,
+            "O's seat is handed to the CPU"
         );
-        if after == ply {
-            // O plays the ply themself.
-            app.play(&o, &id, ply, &legal_of(&now)[0]).await.expect(200);
-        }
-        let s = app.state(&x, &id).await;
-        if s["status"] != "active" {
-            break;
-        }
-        app.play(&x, &id, s["ply"].as_u64().unwrap(), &legal_of(&s)[0])
-            .await
-            .expect(200);
+        assert_eq!(presence_tick(&app).await, 0, "once");
+        let taken = stream
+            .state_where(Duration::from_secs(5), |s| {
+                s["players"]["o"]["controller"] == "cpu"
+            })
+            .await;
+        assert_eq!(taken["players"]["o"]["connected"], false);
+        assert_eq!(taken["players"]["x"]["connected"], true);
+        assert_eq!(taken["ply"], 1);
+
+        // The CPU moves for O, on O's clock, through the normal move path.
+        app.time.advance(2_000);
+        assert_eq!(cpu_tick(&app).await, 1);
+        let moved = stream
+            .state_where(Duration::from_secs(5), |s| s["ply"] == 2)
+            .await;
+        assert_eq!(moved["turn"], "x");
+        assert_eq!(
+            moved["players"]["o"]["controller"], "cpu",
+            "until O comes back"
+        );
+        assert_eq!(moved["clocks"]["o_ms"], 600_000 - GRACE_MS - 10 - 2_000);
+        let moves = moves_of(&app, &x, &id).await;
+        assert_eq!(moves[1]["seat"], "o");
+        let address = moves[1]["address"].as_array().unwrap();
+        assert_eq!(address[0], 4, "the substitute obeys the send rule");
+
+        // X moves; O's turn again is played by the CPU while O is away…
+        let cell = format!("{}.0", address[1]);
+        app.play(&x, &id, 2, &cell).await.expect(200);
+        heartbeat(&app, &x, &id).await;
+        // (The substitute keeps a human pace: its move comes a second into its turn.)
+        app.time
+            .advance(uttt::service::matches::dropout::SUBSTITUTE_PACE_MS);
+        assert_eq!(cpu_tick(&app).await, 1);
+        assert_eq!(app.state(&x, &id).await["ply"], 4);
+
+        // …and O's first request gives the seat back at once, before the next CPU move.
+        // (Any legal square: the CPU's replies are seeded by the match id, so
+        // a fixed square could already be taken.)
+        let next = legal_of(&app.state(&x, &id).await)[0].clone();
+        app.play(&x, &id, 4, &next).await.expect(200);
+        let back = app.state(&o, &id).await;
+        assert_eq!(back["players"]["o"]["controller"], "human");
+        assert_eq!(back["players"]["o"]["connected"], true);
+        assert_eq!(cpu_tick(&app).await, 0, "no CPU move once O is back");
+        assert_eq!(app.state(&o, &id).await["ply"], 5);
+        let listed = app
+            .get("/api/v1/me/matches?status=active", Some(&o.token))
+            .await;
+        assert_eq!(
+            listed.body["items"][0]["id"],
+            id.as_str(),
+            "the match to rejoin is listed"
+        );
+        app.assert_consistent(&id).await;
     }
-    app.assert_consistent(&id).await;
 }
 
-#[actix_web::test]
-async fn a_return_racing_a_cpu_move_gives_exactly_one_move_for_the_ply_on_sqlite() {
-    race(Backend::Sqlite).await;
+both_backends! {
+    with app;
+    async fn a_return_racing_a_cpu_move_gives_exactly_one_move_for_the_ply(app: TestApp) {
+        let (x, o) = (app.register("racex").await, app.register("raceo").await);
+        let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+        app.play(&x, &id, 0, "4.4").await.expect(200);
+        for round in 0..6 {
+            // O drops and the CPU takes the seat…
+            app.time.advance(GRACE_MS + 10);
+            heartbeat(&app, &x, &id).await;
+            assert_eq!(presence_tick(&app).await, 1, "round {round}");
+            let ply = app.state(&x, &id).await["ply"].as_u64().unwrap();
+            // …then O's return races the CPU's move.
+            let path = format!("/api/v1/matches/{id}");
+            let (cpu, back) = tokio::join!(cpu_tick(&app), app.get(&path, Some(&o.token)));
+            back.expect(200);
+            let now = app.state(&o, &id).await;
+            assert_eq!(now["players"]["o"]["controller"], "human");
+            let after = now["ply"].as_u64().unwrap();
+            assert_eq!(
+                after,
+                ply + cpu as u64,
+                "exactly one move for that ply, or none"
+            );
+            if after == ply {
+                // O plays the ply themself.
+                app.play(&o, &id, ply, &legal_of(&now)[0]).await.expect(200);
+            }
+            let s = app.state(&x, &id).await;
+            if s["status"] != "active" {
+                break;
+            }
+            app.play(&x, &id, s["ply"].as_u64().unwrap(), &legal_of(&s)[0])
+                .await
+                .expect(200);
+        }
+        app.assert_consistent(&id).await;
+    }
 }
 
-#[actix_web::test]
-async fn a_return_racing_a_cpu_move_gives_exactly_one_move_for_the_ply_on_postgres() {
-    race(Backend::Postgres).await;
-}
-
-async fn computed_then_discarded(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("compx").await, app.register("compo").await);
-    let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
-    app.play(&x, &id, 0, "4.4").await.expect(200);
-    app.time.advance(GRACE_MS + 10);
-    assert_eq!(presence_tick(&app).await, 1);
-    // O returns while a CPU move for ply 1 has been computed but not committed.
-    app.state(&o, &id).await;
-    let late = uttt::service::matches::play_cpu_move(
-        &app.ctx,
-        id.clone(),
-        uttt::rules::Seat::O,
-        1,
-        uttt::rules::Square::from_address(
-            uttt::rules::Depth::new(2).unwrap(),
-            &"4.0".parse().unwrap(),
+both_backends! {
+    with app;
+    async fn a_cpu_move_computed_before_the_return_is_discarded(app: TestApp) {
+        let (x, o) = (app.register("compx").await, app.register("compo").await);
+        let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+        app.play(&x, &id, 0, "4.4").await.expect(200);
+        app.time.advance(GRACE_MS + 10);
+        assert_eq!(presence_tick(&app).await, 1);
+        // O returns while a CPU move for ply 1 has been computed but not committed.
+        app.state(&o, &id).await;
+        let late = uttt::service::matches::play_cpu_move(
+            &app.ctx,
+            id.clone(),
+            uttt::rules::Seat::O,
+            1,
+            uttt::rules::Square::from_address(
+                uttt::rules::Depth::new(2).unwrap(),
+                &"4.0".parse().unwrap(),
+            )
+            .unwrap(),
         )
-        .unwrap(),
-    )
-    .await
-    .unwrap();
-    assert!(late.is_none(), "the CPU's move is discarded");
-    let s = app.state(&o, &id).await;
-    assert_eq!(s["ply"], 1);
-    assert_eq!(s["turn"], "o");
-    app.play(&o, &id, 1, "4.8").await.expect(200);
-    app.assert_consistent(&id).await;
-}
-
-#[actix_web::test]
-async fn a_cpu_move_computed_before_the_return_is_discarded_on_sqlite() {
-    computed_then_discarded(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn a_cpu_move_computed_before_the_return_is_discarded_on_postgres() {
-    computed_then_discarded(Backend::Postgres).await;
+        .await
+        .unwrap();
+        assert!(late.is_none(), "the CPU's move is discarded");
+        let s = app.state(&o, &id).await;
+        assert_eq!(s["ply"], 1);
+        assert_eq!(s["turn"], "o");
+        app.play(&o, &id, 1, "4.8").await.expect(200);
+        app.assert_consistent(&id).await;
+    }
 }
 
 /// Drives a match in which nobody is present until it ends.
@@ -249,16 +220,7 @@ async fn play_out_unattended(app: &TestApp, viewer: &Player, id: &str) -> Value 
         app.time.advance(GRACE_MS + 10);
         presence_tick(app).await;
         cpu_tick(app).await;
-        let finished = app
-            .ctx
-            .db
-            .run({
-                let id = id.to_owned();
-                move |conn| uttt::store::matches::get(conn, &id)
-            })
-            .await
-            .unwrap()
-            .unwrap();
+        let finished = app.match_row(id).await;
         if finished.status.as_str() == "finished" {
             // Reading as a seated player would count as a return; look as an outsider.
             return app
@@ -270,142 +232,106 @@ async fn play_out_unattended(app: &TestApp, viewer: &Player, id: &str) -> Value 
     panic!("the unattended match did not finish");
 }
 
-async fn both_gone_ranked(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (a, b, watcher) = (
-        app.register("gonea").await,
-        app.register("goneb").await,
-        app.register("gonew").await,
-    );
-    let ta = app.queue(&a, "tiny").await;
-    app.queue(&b, "tiny").await;
-    assert_eq!(
-        uttt::worker::pairing::tick(&app.ctx).await.unwrap().matched,
-        1
-    );
-    let id = app.matched(&a, &ta).await;
-    let end = play_out_unattended(&app, &watcher, &id).await;
-    assert_eq!(end["status"], "finished");
-    assert!(
-        ["three_in_a_row", "draw"].contains(&end["result"]["reason"].as_str().unwrap()),
-        "{end}"
-    );
-    assert_eq!(end["players"]["x"]["controller"], "cpu");
-    assert_eq!(end["players"]["o"]["controller"], "cpu");
-    assert!(
-        end["result"]["rating_changes"]["x"]["after"].is_number(),
-        "the result counts for the seated players"
-    );
-    for p in [&a, &b] {
-        let row = app.rating_row(p, "tiny").await;
-        assert_eq!(row.games, 1);
+both_backends! {
+    with app;
+    async fn when_both_players_are_gone_the_cpu_finishes_the_ranked_match_and_it_counts(app: TestApp) {
+        let (a, b, watcher) = (
+            app.register("gonea").await,
+            app.register("goneb").await,
+            app.register("gonew").await,
+        );
+        let id = app.ranked_match(&a, &b, "tiny").await;
+        let end = play_out_unattended(&app, &watcher, &id).await;
+        assert_eq!(end["status"], "finished");
+        assert!(
+            ["three_in_a_row", "draw"].contains(&end["result"]["reason"].as_str().unwrap()),
+            "{end}"
+        );
+        assert_eq!(end["players"]["x"]["controller"], "cpu");
+        assert_eq!(end["players"]["o"]["controller"], "cpu");
+        assert!(
+            end["result"]["rating_changes"]["x"]["after"].is_number(),
+            "the result counts for the seated players"
+        );
+        for p in [&a, &b] {
+            let row = app.rating_row(p, "tiny").await;
+            assert_eq!(row.games, 1);
+        }
+        let moves = moves_of(&app, &watcher, &id).await;
+        assert!(moves.len() >= 5);
+        app.assert_consistent(&id).await;
     }
-    let moves = moves_of(&app, &watcher, &id).await;
-    assert!(moves.len() >= 5);
-    app.assert_consistent(&id).await;
 }
 
-#[actix_web::test]
-async fn when_both_players_are_gone_the_cpu_finishes_the_ranked_match_and_it_counts_on_sqlite() {
-    both_gone_ranked(Backend::Sqlite).await;
+both_backends! {
+    with app;
+    async fn a_connected_player_who_lets_the_clock_run_out_loses_on_time(app: TestApp) {
+        let (x, o) = (app.register("connx").await, app.register("conno").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 10000}))
+            .await;
+        // X stays connected but does not move: X loses on time, no substitute.
+        for _ in 0..6 {
+            heartbeat(&app, &x, &id).await;
+            heartbeat(&app, &o, &id).await;
+            assert_eq!(presence_tick(&app).await, 0);
+            app.time.advance(1_900);
+            heartbeat(&app, &x, &id).await;
+        }
+        assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 1);
+        let s = app.state(&o, &id).await;
+        assert_eq!(s["result"]["reason"], "timeout");
+        assert_eq!(s["result"]["winner"], "o");
+        assert_eq!(s["players"]["x"]["controller"], "human");
+    }
 }
 
-#[actix_web::test]
-async fn when_both_players_are_gone_the_cpu_finishes_the_ranked_match_and_it_counts_on_postgres() {
-    both_gone_ranked(Backend::Postgres).await;
-}
-
-async fn connected_flag(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("connx").await, app.register("conno").await);
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 10000}))
+both_backends! {
+    with app;
+    async fn presence_changes_are_announced(app: TestApp) {
+        let (x, o) = (app.register("presx").await, app.register("preso").await);
+        let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+        let mut stream = EventStream::open(
+            &app,
+            &format!("/api/v1/matches/{id}/events"),
+            &x.token,
+            None,
+        )
         .await;
-    // X stays connected but does not move: X loses on time, no substitute.
-    for _ in 0..6 {
-        heartbeat(&app, &x, &id).await;
+        let first = stream.state_where(Duration::from_secs(5), |_| true).await;
+        assert_eq!(
+            first["players"]["x"]["connected"], true,
+            "the stream itself counts"
+        );
+        assert_eq!(
+            first["players"]["o"]["connected"], false,
+            "O has not opened the match"
+        );
+        // O arrives: everyone is told, with a new version.
         heartbeat(&app, &o, &id).await;
-        assert_eq!(presence_tick(&app).await, 0);
-        app.time.advance(1_900);
+        let arrived = stream
+            .state_where(Duration::from_secs(5), |s| {
+                s["players"]["o"]["connected"] == true
+            })
+            .await;
+        assert!(arrived["version"].as_i64() > first["version"].as_i64());
+        // O goes away while X is to move: no takeover, but the flag flips when the worker notices.
+        app.time.advance(GRACE_MS + 10);
         heartbeat(&app, &x, &id).await;
+        presence_tick(&app).await;
+        let gone = stream
+            .state_where(Duration::from_secs(5), |s| {
+                s["players"]["o"]["connected"] == false
+            })
+            .await;
+        assert_eq!(gone["players"]["o"]["controller"], "human");
+        assert_eq!(gone["ply"], 0);
+        // Nothing new to tell: no new state.
+        let version = gone["version"].as_i64().unwrap();
+        presence_tick(&app).await;
+        let s = app.state(&x, &id).await;
+        assert_eq!(s["version"].as_i64().unwrap(), version);
     }
-    assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 1);
-    let s = app.state(&o, &id).await;
-    assert_eq!(s["result"]["reason"], "timeout");
-    assert_eq!(s["result"]["winner"], "o");
-    assert_eq!(s["players"]["x"]["controller"], "human");
-}
-
-#[actix_web::test]
-async fn a_connected_player_who_lets_the_clock_run_out_loses_on_time_on_sqlite() {
-    connected_flag(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn a_connected_player_who_lets_the_clock_run_out_loses_on_time_on_postgres() {
-    connected_flag(Backend::Postgres).await;
-}
-
-async fn presence_events(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("presx").await, app.register("preso").await);
-    let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
-    let mut stream = EventStream::open(
-        &app,
-        &format!("/api/v1/matches/{id}/events"),
-        &x.token,
-        None,
-    )
-    .await;
-    let first = stream.state_where(Duration::from_secs(5), |_| true).await;
-    assert_eq!(
-        first["players"]["x"]["connected"], true,
-        "the stream itself counts"
-    );
-    assert_eq!(
-        first["players"]["o"]["connected"], false,
-        "O has not opened the match"
-    );
-    // O arrives: everyone is told, with a new version.
-    heartbeat(&app, &o, &id).await;
-    let arrived = stream
-        .state_where(Duration::from_secs(5), |s| {
-            s["players"]["o"]["connected"] == true
-        })
-        .await;
-    assert!(arrived["version"].as_i64() > first["version"].as_i64());
-    // O goes away while X is to move: no takeover, but the flag flips when the worker notices.
-    app.time.advance(GRACE_MS + 10);
-    heartbeat(&app, &x, &id).await;
-    presence_tick(&app).await;
-    let gone = stream
-        .state_where(Duration::from_secs(5), |s| {
-            s["players"]["o"]["connected"] == false
-        })
-        .await;
-    assert_eq!(gone["players"]["o"]["controller"], "human");
-    assert_eq!(gone["ply"], 0);
-    // Nothing new to tell: no new state.
-    let version = gone["version"].as_i64().unwrap();
-    presence_tick(&app).await;
-    let s = app.state(&x, &id).await;
-    assert_eq!(s["version"].as_i64().unwrap(), version);
-}
-
-#[actix_web::test]
-async fn presence_changes_are_announced_on_sqlite() {
-    presence_events(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn presence_changes_are_announced_on_postgres() {
-    presence_events(Backend::Postgres).await;
 }
 
 #[actix_web::test]

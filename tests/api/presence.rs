@@ -3,6 +3,7 @@
 //! time run out loses on time; the CPU substitute keeps a human pace; lag
 //! compensation stays within its quota.
 
+use crate::both_backends;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -88,146 +89,114 @@ async fn wait_with_ticks(app: &TestApp, total: i64, step: i64) -> usize {
     taken
 }
 
-async fn reproduction(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("repx").await, app.register("repo").await);
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "per_turn", "turn_ms": 5000}))
-        .await;
-    let mut stream = open_stream(&app, &x, &id).await;
-    // X's stream is open; X sends no heartbeat and does not move. The grace of
-    // this turn is 3 s, but the stream keeps the seat to the end.
-    assert_eq!(
-        wait_with_ticks(&app, 4_900, 250).await,
-        0,
-        "never substituted"
-    );
-    assert_eq!(cpu_tick(&app).await, 0);
-    let s = app.state(&o, &id).await;
-    assert_eq!(s["players"]["x"]["controller"], "human");
-    assert_eq!(s["players"]["x"]["connected"], true);
-    assert_eq!(s["presence"]["heartbeat_ms"], 1_000);
-    app.time.advance(100);
-    assert_eq!(clock_tick(&app).await, 1);
-    let end = stream
-        .state_where(Duration::from_secs(5), |s| s["status"] == "finished")
-        .await;
-    assert_eq!(end["result"]["reason"], "timeout");
-    assert_eq!(end["result"]["winner"], "o");
-    assert_eq!(end["players"]["x"]["controller"], "human");
-    assert_eq!(end["ply"], 0);
-    app.assert_consistent(&id).await;
+both_backends! {
+    with app;
+    async fn a_connected_player_with_an_open_stream_loses_on_time_per_turn_never_substituted(app: TestApp) {
+        let (x, o) = (app.register("repx").await, app.register("repo").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "per_turn", "turn_ms": 5000}))
+            .await;
+        let mut stream = open_stream(&app, &x, &id).await;
+        // X's stream is open; X sends no heartbeat and does not move. The grace of
+        // this turn is 3 s, but the stream keeps the seat to the end.
+        assert_eq!(
+            wait_with_ticks(&app, 4_900, 250).await,
+            0,
+            "never substituted"
+        );
+        assert_eq!(cpu_tick(&app).await, 0);
+        let s = app.state(&o, &id).await;
+        assert_eq!(s["players"]["x"]["controller"], "human");
+        assert_eq!(s["players"]["x"]["connected"], true);
+        assert_eq!(s["presence"]["heartbeat_ms"], 1_000);
+        app.time.advance(100);
+        assert_eq!(clock_tick(&app).await, 1);
+        let end = stream
+            .state_where(Duration::from_secs(5), |s| s["status"] == "finished")
+            .await;
+        assert_eq!(end["result"]["reason"], "timeout");
+        assert_eq!(end["result"]["winner"], "o");
+        assert_eq!(end["players"]["x"]["controller"], "human");
+        assert_eq!(end["ply"], 0);
+        app.assert_consistent(&id).await;
+    }
 }
 
-#[actix_web::test]
-async fn a_connected_player_with_an_open_stream_loses_on_time_per_turn_never_substituted_on_sqlite()
-{
-    reproduction(Backend::Sqlite).await;
+both_backends! {
+    with app;
+    async fn an_open_stream_keeps_the_seat_with_eight_seconds_left_of_ten_minutes(app: TestApp) {
+        let (x, o) = (app.register("scrx").await, app.register("scro").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
+            .await;
+        let mut stream = open_stream(&app, &x, &id).await;
+        // X thinks 592 s on the first move, leaving 8 s: that turn's grace is 4 s.
+        app.time.advance(592_000);
+        let s = app.play(&x, &id, 0, "4.4").await;
+        s.expect(200);
+        assert_eq!(s.body["clocks"]["x_ms"], 8_000);
+        assert_eq!(s.body["presence"]["heartbeat_ms"], 1_000);
+        app.play(&o, &id, 1, "4.0").await.expect(200);
+        assert_eq!(
+            wait_with_ticks(&app, 7_900, 200).await,
+            0,
+            "never substituted"
+        );
+        let s = app.state(&o, &id).await;
+        assert_eq!(s["players"]["x"]["controller"], "human");
+        assert_eq!(s["players"]["x"]["connected"], true);
+        app.time.advance(100);
+        assert_eq!(clock_tick(&app).await, 1);
+        let end = stream
+            .state_where(Duration::from_secs(5), |s| s["status"] == "finished")
+            .await;
+        assert_eq!(end["result"]["reason"], "timeout");
+        assert_eq!(end["result"]["winner"], "o");
+        assert_eq!(end["players"]["x"]["controller"], "human");
+        assert_eq!(end["clocks"]["x_ms"], 0);
+    }
 }
 
-#[actix_web::test]
-async fn a_connected_player_with_an_open_stream_loses_on_time_per_turn_never_substituted_on_postgres()
- {
-    reproduction(Backend::Postgres).await;
-}
-
-async fn time_scramble(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("scrx").await, app.register("scro").await);
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
-        .await;
-    let mut stream = open_stream(&app, &x, &id).await;
-    // X thinks 592 s on the first move, leaving 8 s: that turn's grace is 4 s.
-    app.time.advance(592_000);
-    let s = app.play(&x, &id, 0, "4.4").await;
-    s.expect(200);
-    assert_eq!(s.body["clocks"]["x_ms"], 8_000);
-    assert_eq!(s.body["presence"]["heartbeat_ms"], 1_000);
-    app.play(&o, &id, 1, "4.0").await.expect(200);
-    assert_eq!(
-        wait_with_ticks(&app, 7_900, 200).await,
-        0,
-        "never substituted"
-    );
-    let s = app.state(&o, &id).await;
-    assert_eq!(s["players"]["x"]["controller"], "human");
-    assert_eq!(s["players"]["x"]["connected"], true);
-    app.time.advance(100);
-    assert_eq!(clock_tick(&app).await, 1);
-    let end = stream
-        .state_where(Duration::from_secs(5), |s| s["status"] == "finished")
-        .await;
-    assert_eq!(end["result"]["reason"], "timeout");
-    assert_eq!(end["result"]["winner"], "o");
-    assert_eq!(end["players"]["x"]["controller"], "human");
-    assert_eq!(end["clocks"]["x_ms"], 0);
-}
-
-#[actix_web::test]
-async fn an_open_stream_keeps_the_seat_with_eight_seconds_left_of_ten_minutes_on_sqlite() {
-    time_scramble(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn an_open_stream_keeps_the_seat_with_eight_seconds_left_of_ten_minutes_on_postgres() {
-    time_scramble(Backend::Postgres).await;
-}
-
-async fn closed_stream(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("closx").await, app.register("closo").await);
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
-        .await;
-    let mut watcher = open_stream(&app, &o, &id).await;
-    let stream = open_stream(&app, &x, &id).await;
-    assert!(record(&app, &id, Seat::X).await.leased);
-    // Long past the grace with the stream open: X keeps the seat.
-    assert_eq!(wait_with_ticks(&app, 60_000, 5_000).await, 0);
-    // X closes the stream: the seat lingers 3 s, then the 20 s grace runs.
-    drop(stream);
-    until_released(&app, &id, Seat::X).await;
-    assert_eq!(
-        wait_with_ticks(&app, GRACE_MS, 1_000).await,
-        0,
-        "the linger"
-    );
-    assert_eq!(
-        wait_with_ticks(&app, LINGER_MS - 1, LINGER_MS - 1).await,
-        0,
-        "the grace after the linger"
-    );
-    app.time.advance(1);
-    assert_eq!(presence_tick(&app).await, 1, "substituted after both");
-    let taken = watcher
-        .state_where(Duration::from_secs(5), |s| {
-            s["players"]["x"]["controller"] == "cpu"
-        })
-        .await;
-    assert_eq!(taken["players"]["x"]["connected"], false);
-    // Opening the stream again gives the seat back at once.
-    let back = open_stream(&app, &x, &id).await;
-    let s = app.state(&o, &id).await;
-    assert_eq!(s["players"]["x"]["controller"], "human");
-    assert_eq!(s["players"]["x"]["connected"], true);
-    drop(back);
-}
-
-#[actix_web::test]
-async fn a_closed_stream_is_substituted_after_the_linger_and_the_grace_on_sqlite() {
-    closed_stream(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn a_closed_stream_is_substituted_after_the_linger_and_the_grace_on_postgres() {
-    closed_stream(Backend::Postgres).await;
+both_backends! {
+    with app;
+    async fn a_closed_stream_is_substituted_after_the_linger_and_the_grace(app: TestApp) {
+        let (x, o) = (app.register("closx").await, app.register("closo").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
+            .await;
+        let mut watcher = open_stream(&app, &o, &id).await;
+        let stream = open_stream(&app, &x, &id).await;
+        assert!(record(&app, &id, Seat::X).await.leased);
+        // Long past the grace with the stream open: X keeps the seat.
+        assert_eq!(wait_with_ticks(&app, 60_000, 5_000).await, 0);
+        // X closes the stream: the seat lingers 3 s, then the 20 s grace runs.
+        drop(stream);
+        until_released(&app, &id, Seat::X).await;
+        assert_eq!(
+            wait_with_ticks(&app, GRACE_MS, 1_000).await,
+            0,
+            "the linger"
+        );
+        assert_eq!(
+            wait_with_ticks(&app, LINGER_MS - 1, LINGER_MS - 1).await,
+            0,
+            "the grace after the linger"
+        );
+        app.time.advance(1);
+        assert_eq!(presence_tick(&app).await, 1, "substituted after both");
+        let taken = watcher
+            .state_where(Duration::from_secs(5), |s| {
+                s["players"]["x"]["controller"] == "cpu"
+            })
+            .await;
+        assert_eq!(taken["players"]["x"]["connected"], false);
+        // Opening the stream again gives the seat back at once.
+        let back = open_stream(&app, &x, &id).await;
+        let s = app.state(&o, &id).await;
+        assert_eq!(s["players"]["x"]["controller"], "human");
+        assert_eq!(s["players"]["x"]["connected"], true);
+        drop(back);
+    }
 }
 
 #[actix_web::test]
@@ -308,53 +277,43 @@ async fn a_stream_on_one_instance_keeps_the_seat_while_moves_go_through_another(
     assert_eq!(uttt::worker::presence::tick(&b_ctx).await.unwrap(), 1);
 }
 
-async fn unrenewed_lease(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("deadx").await, app.register("deado").await);
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
-        .await;
-    // A stream on an instance that died: its lease is never renewed nor released.
-    let ttl = Duration::from_millis(800);
-    app.ctx
-        .broker
-        .hold(
-            &[(presence_key(&id, Seat::X), "dead-instance:1".into())],
-            ttl,
-        )
-        .await
-        .unwrap();
-    let started = std::time::Instant::now();
-    app.time.advance(60_000);
-    assert_eq!(
-        presence_tick(&app).await,
-        0,
-        "present while the lease lives"
-    );
-    assert!(
-        started.elapsed() < ttl,
-        "the check ran within the lease's lifetime"
-    );
-    let s = app.state(&o, &id).await;
-    assert_eq!(s["players"]["x"]["connected"], true);
-    tokio::time::sleep(ttl + Duration::from_millis(100)).await;
-    assert!(!record(&app, &id, Seat::X).await.leased, "the lease lapsed");
-    assert_eq!(presence_tick(&app).await, 1, "then absent: substituted");
-    let s = app.state(&o, &id).await;
-    assert_eq!(s["players"]["x"]["controller"], "cpu");
-    assert_eq!(s["players"]["x"]["connected"], false);
-}
-
-#[actix_web::test]
-async fn a_lease_nobody_renews_lapses_after_its_lifetime_on_sqlite() {
-    unrenewed_lease(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn a_lease_nobody_renews_lapses_after_its_lifetime_on_postgres() {
-    unrenewed_lease(Backend::Postgres).await;
+both_backends! {
+    with app;
+    async fn a_lease_nobody_renews_lapses_after_its_lifetime(app: TestApp) {
+        let (x, o) = (app.register("deadx").await, app.register("deado").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
+            .await;
+        // A stream on an instance that died: its lease is never renewed nor released.
+        let ttl = Duration::from_millis(800);
+        app.ctx
+            .broker
+            .hold(
+                &[(presence_key(&id, Seat::X), "dead-instance:1".into())],
+                ttl,
+            )
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        app.time.advance(60_000);
+        assert_eq!(
+            presence_tick(&app).await,
+            0,
+            "present while the lease lives"
+        );
+        assert!(
+            started.elapsed() < ttl,
+            "the check ran within the lease's lifetime"
+        );
+        let s = app.state(&o, &id).await;
+        assert_eq!(s["players"]["x"]["connected"], true);
+        tokio::time::sleep(ttl + Duration::from_millis(100)).await;
+        assert!(!record(&app, &id, Seat::X).await.leased, "the lease lapsed");
+        assert_eq!(presence_tick(&app).await, 1, "then absent: substituted");
+        let s = app.state(&o, &id).await;
+        assert_eq!(s["players"]["x"]["controller"], "cpu");
+        assert_eq!(s["players"]["x"]["connected"], false);
+    }
 }
 
 async fn renewed_lease(backend: Backend) {
@@ -395,65 +354,55 @@ async fn an_open_streams_lease_is_renewed_for_as_long_as_it_is_open_on_postgres(
     renewed_lease(Backend::Postgres).await;
 }
 
-async fn heartbeat_intervals(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("hbx").await, app.register("hbo").await);
-    for (tc, expected) in [
-        (json!({"kind": "clock", "initial_ms": 600000}), 1_000),
-        (json!({"kind": "per_turn", "turn_ms": 30000}), 5_000),
-        (json!({"kind": "per_turn", "turn_ms": 5000}), 1_000),
-        (json!({"kind": "none"}), 6_666),
-    ] {
-        let id = app.room_match(&x, &o, 1, tc.clone()).await;
-        let s = app.state(&x, &id).await;
-        assert_eq!(s["presence"]["heartbeat_ms"], expected, "{tc}");
-        app.post(
-            &format!("/api/v1/matches/{id}/resign"),
-            &json!({}),
-            Some(&x.token),
-        )
-        .await
-        .expect(200);
-    }
-    // A heartbeat at that interval keeps a seat without a stream, even with 4 s left.
-    let id = app
-        .room_match(&x, &o, 1, json!({"kind": "clock", "initial_ms": 10000}))
-        .await;
-    app.time.advance(6_000);
-    app.play(&x, &id, 0, "4").await.expect(200);
-    app.play(&o, &id, 1, "0").await.expect(200);
-    for _ in 0..3 {
+both_backends! {
+    with app;
+    async fn the_state_says_how_often_to_heartbeat(app: TestApp) {
+        let (x, o) = (app.register("hbx").await, app.register("hbo").await);
+        for (tc, expected) in [
+            (json!({"kind": "clock", "initial_ms": 600000}), 1_000),
+            (json!({"kind": "per_turn", "turn_ms": 30000}), 5_000),
+            (json!({"kind": "per_turn", "turn_ms": 5000}), 1_000),
+            (json!({"kind": "none"}), 6_666),
+        ] {
+            let id = app.room_match(&x, &o, 1, tc.clone()).await;
+            let s = app.state(&x, &id).await;
+            assert_eq!(s["presence"]["heartbeat_ms"], expected, "{tc}");
+            app.post(
+                &format!("/api/v1/matches/{id}/resign"),
+                &json!({}),
+                Some(&x.token),
+            )
+            .await
+            .expect(200);
+        }
+        // A heartbeat at that interval keeps a seat without a stream, even with 4 s left.
+        let id = app
+            .room_match(&x, &o, 1, json!({"kind": "clock", "initial_ms": 10000}))
+            .await;
+        app.time.advance(6_000);
+        app.play(&x, &id, 0, "4").await.expect(200);
+        app.play(&o, &id, 1, "0").await.expect(200);
+        for _ in 0..3 {
+            app.time.advance(1_000);
+            app.post(
+                &format!("/api/v1/matches/{id}/heartbeat"),
+                &json!({}),
+                Some(&x.token),
+            )
+            .await
+            .expect(204);
+            assert_eq!(presence_tick(&app).await, 0);
+        }
         app.time.advance(1_000);
-        app.post(
-            &format!("/api/v1/matches/{id}/heartbeat"),
-            &json!({}),
-            Some(&x.token),
-        )
-        .await
-        .expect(204);
-        assert_eq!(presence_tick(&app).await, 0);
+        assert_eq!(
+            clock_tick(&app).await,
+            1,
+            "X loses on time, never substituted"
+        );
+        let s = app.state(&o, &id).await;
+        assert_eq!(s["result"]["reason"], "timeout");
+        assert_eq!(s["players"]["x"]["controller"], "human");
     }
-    app.time.advance(1_000);
-    assert_eq!(
-        clock_tick(&app).await,
-        1,
-        "X loses on time, never substituted"
-    );
-    let s = app.state(&o, &id).await;
-    assert_eq!(s["result"]["reason"], "timeout");
-    assert_eq!(s["players"]["x"]["controller"], "human");
-}
-
-#[actix_web::test]
-async fn the_state_says_how_often_to_heartbeat_on_sqlite() {
-    heartbeat_intervals(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn the_state_says_how_often_to_heartbeat_on_postgres() {
-    heartbeat_intervals(Backend::Postgres).await;
 }
 
 /// The played_at times of a match's moves, in ms.
@@ -468,110 +417,84 @@ async fn played_at(app: &TestApp, viewer: &Player, id: &str) -> Vec<i64> {
         .collect()
 }
 
-async fn substitute_pace(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("pacex").await, app.register("paceo").await);
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
-        .await;
-    let _stream = open_stream(&app, &x, &id).await;
-    app.play(&x, &id, 0, "4.4").await.expect(200);
-    // O is gone: after the grace the CPU takes the seat; that turn is old enough already.
-    assert_eq!(wait_with_ticks(&app, GRACE_MS, GRACE_MS).await, 1);
-    assert_eq!(cpu_tick(&app).await, 1);
-    let s = app.state(&x, &id).await;
-    assert_eq!(s["ply"], 2);
-    // X answers at once; the substitute's next move waits a second of its turn.
-    app.play(&x, &id, 2, &legal_of(&s)[0]).await.expect(200);
-    assert_eq!(cpu_tick(&app).await, 0, "not at once");
-    app.time.advance(SUBSTITUTE_PACE_MS - 1);
-    assert_eq!(cpu_tick(&app).await, 0, "not before a second");
-    app.time.advance(1);
-    assert_eq!(cpu_tick(&app).await, 1);
-    let at = played_at(&app, &x, &id).await;
-    assert_eq!(at.len(), 4);
-    assert!(at[3] - at[2] >= SUBSTITUTE_PACE_MS, "{at:?}");
-    // The practice opponent still answers at once.
-    let created = app
-        .post(
-            "/api/v1/matches",
-            &json!({"opponent": "cpu", "depth": 2, "seat": "o", "cpu_level": 1}),
-            Some(&x.token),
-        )
-        .await;
-    created.expect(201);
-    assert_eq!(
-        cpu_tick(&app).await,
-        1,
-        "the practice CPU moves without waiting"
-    );
+both_backends! {
+    with app;
+    async fn the_substitute_plays_at_a_human_pace(app: TestApp) {
+        let (x, o) = (app.register("pacex").await, app.register("paceo").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
+            .await;
+        let _stream = open_stream(&app, &x, &id).await;
+        app.play(&x, &id, 0, "4.4").await.expect(200);
+        // O is gone: after the grace the CPU takes the seat; that turn is old enough already.
+        assert_eq!(wait_with_ticks(&app, GRACE_MS, GRACE_MS).await, 1);
+        assert_eq!(cpu_tick(&app).await, 1);
+        let s = app.state(&x, &id).await;
+        assert_eq!(s["ply"], 2);
+        // X answers at once; the substitute's next move waits a second of its turn.
+        app.play(&x, &id, 2, &legal_of(&s)[0]).await.expect(200);
+        assert_eq!(cpu_tick(&app).await, 0, "not at once");
+        app.time.advance(SUBSTITUTE_PACE_MS - 1);
+        assert_eq!(cpu_tick(&app).await, 0, "not before a second");
+        app.time.advance(1);
+        assert_eq!(cpu_tick(&app).await, 1);
+        let at = played_at(&app, &x, &id).await;
+        assert_eq!(at.len(), 4);
+        assert!(at[3] - at[2] >= SUBSTITUTE_PACE_MS, "{at:?}");
+        // The practice opponent still answers at once.
+        let created = app
+            .post(
+                "/api/v1/matches",
+                &json!({"opponent": "cpu", "depth": 2, "seat": "o", "cpu_level": 1}),
+                Some(&x.token),
+            )
+            .await;
+        created.expect(201);
+        assert_eq!(
+            cpu_tick(&app).await,
+            1,
+            "the practice CPU moves without waiting"
+        );
+    }
 }
 
-#[actix_web::test]
-async fn the_substitute_plays_at_a_human_pace_on_sqlite() {
-    substitute_pace(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn the_substitute_plays_at_a_human_pace_on_postgres() {
-    substitute_pace(Backend::Postgres).await;
-}
-
-async fn both_dropped(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (a, b, watcher) = (
-        app.register("blinka").await,
-        app.register("blinkb").await,
-        app.register("blinkw").await,
-    );
-    let ta = app.queue(&a, "tiny").await;
-    app.queue(&b, "tiny").await;
-    assert_eq!(
-        uttt::worker::pairing::tick(&app.ctx).await.unwrap().matched,
-        1
-    );
-    let id = app.matched(&a, &ta).await;
-    // Nobody comes: time moves in small steps and every worker ticks.
-    for _ in 0..2_000 {
-        app.time.advance(100);
-        presence_tick(&app).await;
-        cpu_tick(&app).await;
+both_backends! {
+    with app;
+    async fn two_dropped_seats_no_longer_finish_a_ranked_match_in_a_blink(app: TestApp) {
+        let (a, b, watcher) = (
+            app.register("blinka").await,
+            app.register("blinkb").await,
+            app.register("blinkw").await,
+        );
+        let id = app.ranked_match(&a, &b, "tiny").await;
+        // Nobody comes: time moves in small steps and every worker ticks.
+        for _ in 0..2_000 {
+            app.time.advance(100);
+            presence_tick(&app).await;
+            cpu_tick(&app).await;
+            let s = app
+                .get(&format!("/api/v1/matches/{id}"), Some(&watcher.token))
+                .await
+                .body;
+            if s["status"] == "finished" {
+                break;
+            }
+        }
         let s = app
             .get(&format!("/api/v1/matches/{id}"), Some(&watcher.token))
             .await
             .body;
-        if s["status"] == "finished" {
-            break;
+        assert_eq!(s["status"], "finished", "{s}");
+        let at = played_at(&app, &watcher, &id).await;
+        assert!(at.len() >= 5);
+        for pair in at.windows(2) {
+            assert!(
+                pair[1] - pair[0] >= SUBSTITUTE_PACE_MS,
+                "each substitute move takes a second: {at:?}"
+            );
         }
+        app.assert_consistent(&id).await;
     }
-    let s = app
-        .get(&format!("/api/v1/matches/{id}"), Some(&watcher.token))
-        .await
-        .body;
-    assert_eq!(s["status"], "finished", "{s}");
-    let at = played_at(&app, &watcher, &id).await;
-    assert!(at.len() >= 5);
-    for pair in at.windows(2) {
-        assert!(
-            pair[1] - pair[0] >= SUBSTITUTE_PACE_MS,
-            "each substitute move takes a second: {at:?}"
-        );
-    }
-    app.assert_consistent(&id).await;
-}
-
-#[actix_web::test]
-async fn two_dropped_seats_no_longer_finish_a_ranked_match_in_a_blink_on_sqlite() {
-    both_dropped(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn two_dropped_seats_no_longer_finish_a_ranked_match_in_a_blink_on_postgres() {
-    both_dropped(Backend::Postgres).await;
 }
 
 async fn move_with_lag(
@@ -590,97 +513,78 @@ async fn move_with_lag(
     .await
 }
 
-async fn lag_credit(backend: Backend) {
-    let Some(app) = app(backend).await else {
-        return;
-    };
-    let (x, o) = (app.register("lagx").await, app.register("lago").await);
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
-        .await;
-    // Bad reports are refused and change nothing.
-    for bad in [json!(-1), json!(60_001), json!("slow"), json!(1.5)] {
-        move_with_lag(&app, &x, &id, 0, json!([4, 4]), bad.clone())
+both_backends! {
+    with app;
+    async fn lag_is_credited_within_the_quota(app: TestApp) {
+        let (x, o) = (app.register("lagx").await, app.register("lago").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
+            .await;
+        // Bad reports are refused and change nothing.
+        for bad in [json!(-1), json!(60_001), json!("slow"), json!(1.5)] {
+            move_with_lag(&app, &x, &id, 0, json!([4, 4]), bad.clone())
+                .await
+                .expect_problem(422, "validation_failed");
+        }
+        assert_eq!(app.state(&x, &id).await["ply"], 0);
+        // 10 minutes: the quota gains 1 s a move, starts at 3 s, holds at most 7 s.
+        // An honest 200 ms link: all of it comes back.
+        app.time.advance(4_000);
+        let s = move_with_lag(&app, &x, &id, 0, json!([4, 4]), json!(200)).await;
+        s.expect(200);
+        assert_eq!(s.body["clocks"]["x_ms"], 600_000 - 4_000 + 200);
+        // A lie: 60 s of "lag" gets back the quota (3 s), no more.
+        app.time.advance(10_000);
+        let s = move_with_lag(&app, &o, &id, 1, json!([4, 0]), json!(60_000)).await;
+        s.expect(200);
+        assert_eq!(s.body["clocks"]["o_ms"], 600_000 - 10_000 + 3_000);
+        // Never more than the turn used, whatever the quota (X holds 3.8 s).
+        app.time.advance(100);
+        let s = move_with_lag(&app, &x, &id, 2, json!([0, 4]), json!(60_000)).await;
+        s.expect(200);
+        assert_eq!(s.body["clocks"]["x_ms"], 600_000 - 4_000 + 200);
+        // O's quota is down to the gain (1 s): the next lie gets 1 s back.
+        app.time.advance(5_000);
+        let s = move_with_lag(&app, &o, &id, 3, json!([4, 8]), json!(60_000)).await;
+        s.expect(200);
+        assert_eq!(s.body["clocks"]["o_ms"], 593_000 - 5_000 + 1_000);
+        // No report, no credit.
+        app.time.advance(1_000);
+        let s = app.play(&x, &id, 4, &legal_of(&s.body)[0]).await;
+        s.expect(200);
+        assert_eq!(s.body["clocks"]["x_ms"], 596_200 - 1_000);
+        let moves = app
+            .get(&format!("/api/v1/matches/{id}/moves"), Some(&x.token))
             .await
-            .expect_problem(422, "validation_failed");
+            .body;
+        assert_eq!(moves[1]["clock_ms"], 593_000);
+        // The quotas are stored per seat.
+        let row = app.match_row(&id).await;
+        // X: 3000 - 200 + 1000, then - 100 + 1000, then + 1000 (no report).
+        assert_eq!(row.x_lag_quota_ms, Some(5_700));
+        assert_eq!(row.o_lag_quota_ms, Some(1_000));
+        app.assert_consistent(&id).await;
+
+        // Per turn: the credit lengthens the mover's next turn.
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "per_turn", "turn_ms": 5000}))
+            .await;
+        app.time.advance(4_000);
+        let s = move_with_lag(&app, &x, &id, 0, json!([4, 4]), json!(300)).await;
+        s.expect(200);
+        assert_eq!(s.body["clocks"]["x_ms"], 5_300, "X's next turn");
+        app.time.advance(1_000);
+        let s = app.play(&o, &id, 1, "4.0").await;
+        s.expect(200);
+        let deadline =
+            uttt::time::parse_rfc3339(s.body["clocks"]["turn_deadline"].as_str().unwrap()).unwrap();
+        let now = uttt::time::TimeSource::now_ms(app.time.as_ref());
+        assert_eq!(deadline - now, 5_300);
+        assert_eq!(s.body["clocks"]["x_ms"], 5_300);
+        // The lengthened turn is used up like any other.
+        app.time.advance(5_300);
+        assert_eq!(clock_tick(&app).await, 1);
     }
-    assert_eq!(app.state(&x, &id).await["ply"], 0);
-    // 10 minutes: the quota gains 1 s a move, starts at 3 s, holds at most 7 s.
-    // An honest 200 ms link: all of it comes back.
-    app.time.advance(4_000);
-    let s = move_with_lag(&app, &x, &id, 0, json!([4, 4]), json!(200)).await;
-    s.expect(200);
-    assert_eq!(s.body["clocks"]["x_ms"], 600_000 - 4_000 + 200);
-    // A lie: 60 s of "lag" gets back the quota (3 s), no more.
-    app.time.advance(10_000);
-    let s = move_with_lag(&app, &o, &id, 1, json!([4, 0]), json!(60_000)).await;
-    s.expect(200);
-    assert_eq!(s.body["clocks"]["o_ms"], 600_000 - 10_000 + 3_000);
-    // Never more than the turn used, whatever the quota (X holds 3.8 s).
-    app.time.advance(100);
-    let s = move_with_lag(&app, &x, &id, 2, json!([0, 4]), json!(60_000)).await;
-    s.expect(200);
-    assert_eq!(s.body["clocks"]["x_ms"], 600_000 - 4_000 + 200);
-    // O's quota is down to the gain (1 s): the next lie gets 1 s back.
-    app.time.advance(5_000);
-    let s = move_with_lag(&app, &o, &id, 3, json!([4, 8]), json!(60_000)).await;
-    s.expect(200);
-    assert_eq!(s.body["clocks"]["o_ms"], 593_000 - 5_000 + 1_000);
-    // No report, no credit.
-    app.time.advance(1_000);
-    let s = app.play(&x, &id, 4, &legal_of(&s.body)[0]).await;
-    s.expect(200);
-    assert_eq!(s.body["clocks"]["x_ms"], 596_200 - 1_000);
-    let moves = app
-        .get(&format!("/api/v1/matches/{id}/moves"), Some(&x.token))
-        .await
-        .body;
-    assert_eq!(moves[1]["clock_ms"], 593_000);
-    // The quotas are stored per seat.
-    let row = app
-        .ctx
-        .db
-        .run({
-            let id = id.clone();
-            move |conn| uttt::store::matches::get(conn, &id)
-        })
-        .await
-        .unwrap()
-        .unwrap();
-    // X: 3000 - 200 + 1000, then - 100 + 1000, then + 1000 (no report).
-    assert_eq!(row.x_lag_quota_ms, Some(5_700));
-    assert_eq!(row.o_lag_quota_ms, Some(1_000));
-    app.assert_consistent(&id).await;
-
-    // Per turn: the credit lengthens the mover's next turn.
-    let id = app
-        .room_match(&x, &o, 2, json!({"kind": "per_turn", "turn_ms": 5000}))
-        .await;
-    app.time.advance(4_000);
-    let s = move_with_lag(&app, &x, &id, 0, json!([4, 4]), json!(300)).await;
-    s.expect(200);
-    assert_eq!(s.body["clocks"]["x_ms"], 5_300, "X's next turn");
-    app.time.advance(1_000);
-    let s = app.play(&o, &id, 1, "4.0").await;
-    s.expect(200);
-    let deadline =
-        uttt::time::parse_rfc3339(s.body["clocks"]["turn_deadline"].as_str().unwrap()).unwrap();
-    let now = uttt::time::TimeSource::now_ms(app.time.as_ref());
-    assert_eq!(deadline - now, 5_300);
-    assert_eq!(s.body["clocks"]["x_ms"], 5_300);
-    // The lengthened turn is used up like any other.
-    app.time.advance(5_300);
-    assert_eq!(clock_tick(&app).await, 1);
-}
-
-#[actix_web::test]
-async fn lag_is_credited_within_the_quota_on_sqlite() {
-    lag_credit(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn lag_is_credited_within_the_quota_on_postgres() {
-    lag_credit(Backend::Postgres).await;
 }
 
 /// Real time, every worker running: X keeps the stream open and lets the time

@@ -132,71 +132,51 @@ both_backends! {
     }
 }
 
-async fn far_apart(backend: Backend) {
-    let Some(app) = manual_app(backend, |_| {}).await else {
-        return;
-    };
-    let (a, b) = (
-        app.quick_player("far_a").await,
-        app.quick_player("far_b").await,
-    );
-    app.set_rating(&a, LADDER, 1500.0, 60.0).await;
-    app.set_rating(&b, LADDER, 1900.0, 60.0).await;
-    let ta = app.queue(&a, LADDER).await;
-    let tb = app.queue(&b, LADDER).await;
-    assert_eq!(
-        pair_now(&app).await,
-        0,
-        "a 400-point gap is outside both windows"
-    );
-    app.time.advance(29_000);
-    let t = app
-        .get(&format!("/api/v1/matchmaking/tickets/{ta}"), Some(&a.token))
-        .await;
-    assert_eq!(t.body["window"], 390.0);
-    assert_eq!(t.body["waited_ms"], 29_000);
-    assert_eq!(t.body["queue_size"], 2);
-    app.get(&format!("/api/v1/matchmaking/tickets/{tb}"), Some(&b.token))
-        .await
-        .expect(200);
-    assert_eq!(pair_now(&app).await, 0, "window 390 < gap 400");
-    app.time.advance(1_000);
-    assert_eq!(pair_now(&app).await, 1, "both windows reached 400");
+both_backends! {
+    with |backend| manual_app(backend, |_| {});
+    async fn far_apart_ratings_pair_only_after_the_window_widened(app: TestApp) {
+        let (a, b) = (
+            app.quick_player("far_a").await,
+            app.quick_player("far_b").await,
+        );
+        app.set_rating(&a, LADDER, 1500.0, 60.0).await;
+        app.set_rating(&b, LADDER, 1900.0, 60.0).await;
+        let ta = app.queue(&a, LADDER).await;
+        let tb = app.queue(&b, LADDER).await;
+        assert_eq!(
+            pair_now(&app).await,
+            0,
+            "a 400-point gap is outside both windows"
+        );
+        app.time.advance(29_000);
+        let t = app
+            .get(&format!("/api/v1/matchmaking/tickets/{ta}"), Some(&a.token))
+            .await;
+        assert_eq!(t.body["window"], 390.0);
+        assert_eq!(t.body["waited_ms"], 29_000);
+        assert_eq!(t.body["queue_size"], 2);
+        app.get(&format!("/api/v1/matchmaking/tickets/{tb}"), Some(&b.token))
+            .await
+            .expect(200);
+        assert_eq!(pair_now(&app).await, 0, "window 390 < gap 400");
+        app.time.advance(1_000);
+        assert_eq!(pair_now(&app).await, 1, "both windows reached 400");
+    }
 }
 
-#[actix_web::test]
-async fn far_apart_ratings_pair_only_after_the_window_widened_on_sqlite() {
-    far_apart(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn far_apart_ratings_pair_only_after_the_window_widened_on_postgres() {
-    far_apart(Backend::Postgres).await;
-}
-
-async fn abandoned(backend: Backend) {
-    let Some(app) = manual_app(backend, |_| {}).await else {
-        return;
-    };
-    let a = app.quick_player("gone").await;
-    let t = app.queue(&a, LADDER).await;
-    app.time.advance(61_000);
-    uttt::worker::pairing::tick(&app.ctx).await.unwrap();
-    let got = app
-        .get(&format!("/api/v1/matchmaking/tickets/{t}"), Some(&a.token))
-        .await;
-    assert_eq!(got.body["status"], "cancelled");
-    assert_eq!(got.body["reason"], "abandoned");
-}
-
-#[actix_web::test]
-async fn an_unwatched_ticket_is_cancelled_as_abandoned_on_sqlite() {
-    abandoned(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn an_unwatched_ticket_is_cancelled_as_abandoned_on_postgres() {
-    abandoned(Backend::Postgres).await;
+both_backends! {
+    with |backend| manual_app(backend, |_| {});
+    async fn an_unwatched_ticket_is_cancelled_as_abandoned(app: TestApp) {
+        let a = app.quick_player("gone").await;
+        let t = app.queue(&a, LADDER).await;
+        app.time.advance(61_000);
+        uttt::worker::pairing::tick(&app.ctx).await.unwrap();
+        let got = app
+            .get(&format!("/api/v1/matchmaking/tickets/{t}"), Some(&a.token))
+            .await;
+        assert_eq!(got.body["status"], "cancelled");
+        assert_eq!(got.body["reason"], "abandoned");
+    }
 }
 
 /// Pairs two players at once (windows wide open) and returns (match id, x, o).
@@ -230,166 +210,146 @@ fn expected(
     rating::after_game(r(x), r(o), x_score)
 }
 
-async fn drawn_ranked(backend: Backend) {
-    let Some(app) = manual_app(backend, |c| c.matchmaking.window_start = 5000.0).await else {
-        return;
-    };
-    let (a, b) = (
-        app.quick_player("dr_a").await,
-        app.quick_player("dr_b").await,
-    );
-    app.set_rating(&a, LADDER, 1700.0, 80.0).await;
-    app.set_rating(&b, LADDER, 1450.0, 200.0).await;
-    let (match_id, x, o) = ranked_pair(&app, &a, &b).await;
-    let (x_before, o_before) = (
-        app.rating_row(x, LADDER).await,
-        app.rating_row(o, LADDER).await,
-    );
-    let last = app.play_script(x, o, &match_id, CLOSED_DRAW).await;
-    assert_eq!(last.body["result"]["reason"], "draw");
-    let (x_exp, o_exp) = expected(&x_before, &o_before, Score::Draw);
-    let (x_after, o_after) = (
-        app.rating_row(x, LADDER).await,
-        app.rating_row(o, LADDER).await,
-    );
-    assert!(
-        (x_after.rating - x_exp.rating).abs() < 1e-9,
-        "{x_after:?} vs {x_exp:?}"
-    );
-    assert!((o_after.rating - o_exp.rating).abs() < 1e-9);
-    assert!((x_after.deviation - x_exp.deviation).abs() < 1e-9);
-    assert!((o_after.volatility - o_exp.volatility).abs() < 1e-12);
-    assert_eq!((x_after.draws, x_after.games, o_after.draws), (1, 1, 1));
-    // Both ratings moved, in opposite directions (a draw is halfway between a win and a loss).
-    assert_ne!(x_after.rating, x_before.rating);
-    assert!(
-        (x_after.rating - x_before.rating).signum() != (o_after.rating - o_before.rating).signum()
-    );
-    let changes = &last.body["result"]["rating_changes"];
-    assert!(close(
-        changes["x"]["before"].as_f64().unwrap(),
-        x_before.rating
-    ));
-    assert!(close(changes["x"]["after"].as_f64().unwrap(), x_exp.rating));
-    assert!(close(changes["o"]["after"].as_f64().unwrap(), o_exp.rating));
-    app.assert_consistent(&match_id).await;
+both_backends! {
+    with |backend| manual_app(backend, |c| c.matchmaking.window_start = 5000.0);
+    async fn a_drawn_ranked_match_scores_half_for_both(app: TestApp) {
+        let (a, b) = (
+            app.quick_player("dr_a").await,
+            app.quick_player("dr_b").await,
+        );
+        app.set_rating(&a, LADDER, 1700.0, 80.0).await;
+        app.set_rating(&b, LADDER, 1450.0, 200.0).await;
+        let (match_id, x, o) = ranked_pair(&app, &a, &b).await;
+        let (x_before, o_before) = (
+            app.rating_row(x, LADDER).await,
+            app.rating_row(o, LADDER).await,
+        );
+        let last = app.play_script(x, o, &match_id, CLOSED_DRAW).await;
+        assert_eq!(last.body["result"]["reason"], "draw");
+        let (x_exp, o_exp) = expected(&x_before, &o_before, Score::Draw);
+        let (x_after, o_after) = (
+            app.rating_row(x, LADDER).await,
+            app.rating_row(o, LADDER).await,
+        );
+        assert!(
+            (x_after.rating - x_exp.rating).abs() < 1e-9,
+            "{x_after:?} vs {x_exp:?}"
+        );
+        assert!((o_after.rating - o_exp.rating).abs() < 1e-9);
+        assert!((x_after.deviation - x_exp.deviation).abs() < 1e-9);
+        assert!((o_after.volatility - o_exp.volatility).abs() < 1e-12);
+        assert_eq!((x_after.draws, x_after.games, o_after.draws), (1, 1, 1));
+        // Both ratings moved, in opposite directions (a draw is halfway between a win and a loss).
+        assert_ne!(x_after.rating, x_before.rating);
+        assert!(
+            (x_after.rating - x_before.rating).signum() != (o_after.rating - o_before.rating).signum()
+        );
+        let changes = &last.body["result"]["rating_changes"];
+        assert!(close(
+            changes["x"]["before"].as_f64().unwrap(),
+            x_before.rating
+        ));
+        assert!(close(changes["x"]["after"].as_f64().unwrap(), x_exp.rating));
+        assert!(close(changes["o"]["after"].as_f64().unwrap(), o_exp.rating));
+        app.assert_consistent(&match_id).await;
+    }
 }
 
-#[actix_web::test]
-async fn a_drawn_ranked_match_scores_half_for_both_on_sqlite() {
-    drawn_ranked(Backend::Sqlite).await;
-}
+both_backends! {
+    with |backend| manual_app(backend, |c| c.matchmaking.window_start = 5000.0);
+    async fn a_time_forfeit_counts_as_a_loss_and_colours_alternate(app: TestApp) {
+        let (a, b) = (
+            app.quick_player("tf_a").await,
+            app.quick_player("tf_b").await,
+        );
+        // Established, so the leaderboard ranks them after the game.
+        app.set_rating(&a, LADDER, 1500.0, 60.0).await;
+        app.set_rating(&b, LADDER, 1500.0, 60.0).await;
+        let (match_id, x, o) = ranked_pair(&app, &a, &b).await;
+        let (x_before, o_before) = (
+            app.rating_row(x, LADDER).await,
+            app.rating_row(o, LADDER).await,
+        );
+        app.play(x, &match_id, 0, "4.4").await.expect(200);
+        app.time.advance(600_001);
+        assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 1);
+        let s = app.state(x, &match_id).await;
+        assert_eq!(s["result"]["reason"], "timeout");
+        assert_eq!(s["result"]["winner"], "x", "O flagged");
+        let (x_exp, o_exp) = expected(&x_before, &o_before, Score::Win);
+        let (x_after, o_after) = (
+            app.rating_row(x, LADDER).await,
+            app.rating_row(o, LADDER).await,
+        );
+        assert!((x_after.rating - x_exp.rating).abs() < 1e-9);
+        assert!((o_after.rating - o_exp.rating).abs() < 1e-9);
+        assert_eq!((x_after.wins, o_after.losses), (1, 1));
+        assert!(
+            o_after.rating < o_before.rating,
+            "a time forfeit counts as a loss"
+        );
+        // The sweeper finds nothing more; the result was applied once.
+        assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 0);
+        assert_eq!(app.rating_row(x, LADDER).await.games, 1);
 
-#[actix_web::test]
-async fn a_drawn_ranked_match_scores_half_for_both_on_postgres() {
-    drawn_ranked(Backend::Postgres).await;
-}
+        // The next pairing gives X to the player who was X less recently.
+        let (match2, x2, _) = ranked_pair(&app, &a, &b).await;
+        assert_eq!(x2.id, o.id, "the previous O is X now");
+        assert_ne!(match2, match_id);
 
-async fn forfeit(backend: Backend) {
-    let Some(app) = manual_app(backend, |c| c.matchmaking.window_start = 5000.0).await else {
-        return;
-    };
-    let (a, b) = (
-        app.quick_player("tf_a").await,
-        app.quick_player("tf_b").await,
-    );
-    // Established, so the leaderboard ranks them after the game.
-    app.set_rating(&a, LADDER, 1500.0, 60.0).await;
-    app.set_rating(&b, LADDER, 1500.0, 60.0).await;
-    let (match_id, x, o) = ranked_pair(&app, &a, &b).await;
-    let (x_before, o_before) = (
-        app.rating_row(x, LADDER).await,
-        app.rating_row(o, LADDER).await,
-    );
-    app.play(x, &match_id, 0, "4.4").await.expect(200);
-    app.time.advance(600_001);
-    assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 1);
-    let s = app.state(x, &match_id).await;
-    assert_eq!(s["result"]["reason"], "timeout");
-    assert_eq!(s["result"]["winner"], "x", "O flagged");
-    let (x_exp, o_exp) = expected(&x_before, &o_before, Score::Win);
-    let (x_after, o_after) = (
-        app.rating_row(x, LADDER).await,
-        app.rating_row(o, LADDER).await,
-    );
-    assert!((x_after.rating - x_exp.rating).abs() < 1e-9);
-    assert!((o_after.rating - o_exp.rating).abs() < 1e-9);
-    assert_eq!((x_after.wins, o_after.losses), (1, 1));
-    assert!(
-        o_after.rating < o_before.rating,
-        "a time forfeit counts as a loss"
-    );
-    // The sweeper finds nothing more; the result was applied once.
-    assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 0);
-    assert_eq!(app.rating_row(x, LADDER).await.games, 1);
-
-    // The next pairing gives X to the player who was X less recently.
-    let (match2, x2, _) = ranked_pair(&app, &a, &b).await;
-    assert_eq!(x2.id, o.id, "the previous O is X now");
-    assert_ne!(match2, match_id);
-
-    // Profiles and the leaderboard show the result.
-    let me = app.get("/api/v1/me", Some(&x.token)).await;
-    let standing = me.body["ratings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["ladder"] == LADDER)
-        .unwrap()
-        .clone();
-    assert_eq!(standing["wins"], 1);
-    assert_eq!(standing["provisional"], false);
-    assert_eq!(me.body["ratings"].as_array().unwrap().len(), 3);
-    let profile = app
-        .get(
-            &format!("/api/v1/players/{}", o.username.to_uppercase()),
+        // Profiles and the leaderboard show the result.
+        let me = app.get("/api/v1/me", Some(&x.token)).await;
+        let standing = me.body["ratings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["ladder"] == LADDER)
+            .unwrap()
+            .clone();
+        assert_eq!(standing["wins"], 1);
+        assert_eq!(standing["provisional"], false);
+        assert_eq!(me.body["ratings"].as_array().unwrap().len(), 3);
+        let profile = app
+            .get(
+                &format!("/api/v1/players/{}", o.username.to_uppercase()),
+                None,
+            )
+            .await;
+        profile.expect(200);
+        assert_eq!(profile.body["username"], o.username.as_str());
+        let board = app
+            .get(
+                &format!("/api/v1/ladders/{LADDER}/leaderboard?limit=1"),
+                None,
+            )
+            .await;
+        board.expect(200);
+        assert_eq!(board.body["items"][0]["rank"], 1);
+        assert_eq!(
+            board.body["items"][0]["player"]["id"],
+            x.id.as_str(),
+            "the winner leads"
+        );
+        let cursor = board.body["next_cursor"].as_str().unwrap();
+        let next = app
+            .get(
+                &format!("/api/v1/ladders/{LADDER}/leaderboard?limit=1&cursor={cursor}"),
+                None,
+            )
+            .await;
+        assert_eq!(next.body["items"][0]["rank"], 2);
+        assert_eq!(next.body["items"][0]["player"]["id"], o.id.as_str());
+        assert_eq!(next.body["next_cursor"], Value::Null);
+        app.get("/api/v1/ladders/nope/leaderboard", None)
+            .await
+            .expect_problem(404, "not_found");
+        app.get(
+            &format!("/api/v1/ladders/{LADDER}/leaderboard?cursor=zz"),
             None,
         )
-        .await;
-    profile.expect(200);
-    assert_eq!(profile.body["username"], o.username.as_str());
-    let board = app
-        .get(
-            &format!("/api/v1/ladders/{LADDER}/leaderboard?limit=1"),
-            None,
-        )
-        .await;
-    board.expect(200);
-    assert_eq!(board.body["items"][0]["rank"], 1);
-    assert_eq!(
-        board.body["items"][0]["player"]["id"],
-        x.id.as_str(),
-        "the winner leads"
-    );
-    let cursor = board.body["next_cursor"].as_str().unwrap();
-    let next = app
-        .get(
-            &format!("/api/v1/ladders/{LADDER}/leaderboard?limit=1&cursor={cursor}"),
-            None,
-        )
-        .await;
-    assert_eq!(next.body["items"][0]["rank"], 2);
-    assert_eq!(next.body["items"][0]["player"]["id"], o.id.as_str());
-    assert_eq!(next.body["next_cursor"], Value::Null);
-    app.get("/api/v1/ladders/nope/leaderboard", None)
         .await
-        .expect_problem(404, "not_found");
-    app.get(
-        &format!("/api/v1/ladders/{LADDER}/leaderboard?cursor=zz"),
-        None,
-    )
-    .await
-    .expect_problem(422, "validation_failed");
-}
-
-#[actix_web::test]
-async fn a_time_forfeit_counts_as_a_loss_and_colours_alternate_on_sqlite() {
-    forfeit(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn a_time_forfeit_counts_as_a_loss_and_colours_alternate_on_postgres() {
-    forfeit(Backend::Postgres).await;
+        .expect_problem(422, "validation_failed");
+    }
 }
 
 #[actix_web::test]

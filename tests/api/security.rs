@@ -457,14 +457,7 @@ async fn practice(
 }
 
 async fn ply_of(app: &TestApp, id: &str) -> i32 {
-    let id = id.to_owned();
-    app.ctx
-        .db
-        .run(move |conn| uttt::store::matches::get(conn, &id))
-        .await
-        .unwrap()
-        .unwrap()
-        .ply
+    app.match_row(id).await.ply
 }
 
 async fn crowded_cpu_queue(backend: Backend) {
@@ -623,68 +616,58 @@ async fn room_look_ups_and_joins_are_rate_limited_per_player_and_address_on_post
     room_guessing(Backend::Postgres).await;
 }
 
-async fn room_expiry(backend: Backend) {
-    let Some(app) = room_app(backend, |c| c.workers = uttt::config::Workers::NONE).await else {
-        return;
-    };
-    {
-        let ttl_ms = i64::try_from(app.ctx.config.room_ttl.as_millis()).unwrap();
-        let host = app.quick_player("lonely").await;
-        let guest = app.quick_player("late").await;
-        let stale = open_room(&app, &host).await.body["code"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        app.time.advance(ttl_ms - 1);
-        let fresh = open_room(&app, &host).await.body["code"]
-            .as_str()
-            .unwrap()
-            .to_owned();
-        app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token))
-            .await
-            .expect(200);
-        app.time.advance(1);
-        // Past its time to live, nobody can see or join it…
-        app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token))
+both_backends! {
+    with |backend| room_app(backend, |c| c.workers = uttt::config::Workers::NONE);
+    async fn a_room_nobody_joins_expires_and_is_pruned(app: TestApp) {
+        {
+            let ttl_ms = i64::try_from(app.ctx.config.room_ttl.as_millis()).unwrap();
+            let host = app.quick_player("lonely").await;
+            let guest = app.quick_player("late").await;
+            let stale = open_room(&app, &host).await.body["code"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            app.time.advance(ttl_ms - 1);
+            let fresh = open_room(&app, &host).await.body["code"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token))
+                .await
+                .expect(200);
+            app.time.advance(1);
+            // Past its time to live, nobody can see or join it…
+            app.get(&format!("/api/v1/rooms/{stale}"), Some(&guest.token))
+                .await
+                .expect_problem(404, "not_found");
+            app.post(
+                &format!("/api/v1/rooms/{stale}/join"),
+                &json!({}),
+                Some(&guest.token),
+            )
             .await
             .expect_problem(404, "not_found");
-        app.post(
-            &format!("/api/v1/rooms/{stale}/join"),
-            &json!({}),
-            Some(&guest.token),
-        )
-        .await
-        .expect_problem(404, "not_found");
-        // …and the pruning worker deletes it, leaving the younger one.
-        let pruned = uttt::worker::prune::tick(&app.ctx).await.unwrap();
-        assert_eq!(pruned.rooms, 1);
-        app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token))
+            // …and the pruning worker deletes it, leaving the younger one.
+            let pruned = uttt::worker::prune::tick(&app.ctx).await.unwrap();
+            assert_eq!(pruned.rooms, 1);
+            app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token))
+                .await
+                .expect(200);
+            app.post(
+                &format!("/api/v1/rooms/{fresh}/join"),
+                &json!({}),
+                Some(&guest.token),
+            )
             .await
             .expect(200);
-        app.post(
-            &format!("/api/v1/rooms/{fresh}/join"),
-            &json!({}),
-            Some(&guest.token),
-        )
-        .await
-        .expect(200);
-        // A joined room does not expire.
-        app.time.advance(ttl_ms * 2);
-        assert_eq!(uttt::worker::prune::tick(&app.ctx).await.unwrap().rooms, 0);
-        app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token))
-            .await
-            .expect(200);
+            // A joined room does not expire.
+            app.time.advance(ttl_ms * 2);
+            assert_eq!(uttt::worker::prune::tick(&app.ctx).await.unwrap().rooms, 0);
+            app.get(&format!("/api/v1/rooms/{fresh}"), Some(&guest.token))
+                .await
+                .expect(200);
+        }
     }
-}
-
-#[actix_web::test]
-async fn a_room_nobody_joins_expires_and_is_pruned_on_sqlite() {
-    room_expiry(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn a_room_nobody_joins_expires_and_is_pruned_on_postgres() {
-    room_expiry(Backend::Postgres).await;
 }
 
 both_backends! {
@@ -873,43 +856,33 @@ both_backends! {
     }
 }
 
-async fn stream_cap(backend: Backend) {
-    let Some(app) = stream_app(backend, |c| c.caps.streams = 2).await else {
-        return;
-    };
-    let (x, o) = (app.register("capx").await, app.register("capo").await);
-    let id = app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
-    let path = format!("/api/v1/matches/{id}/events");
-    let first = EventStream::open(&app, &path, &x.token, None).await;
-    let _second = EventStream::open(&app, "/api/v1/me/events", &x.token, None).await;
-    let refused = app
-        .get(&format!("{path}?access_token={}", x.token), None)
+both_backends! {
+    with |backend| stream_app(backend, |c| c.caps.streams = 2);
+    async fn open_event_streams_are_capped_per_player(app: TestApp) {
+        let (x, o) = (app.register("capx").await, app.register("capo").await);
+        let id = app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
+        let path = format!("/api/v1/matches/{id}/events");
+        let first = EventStream::open(&app, &path, &x.token, None).await;
+        let _second = EventStream::open(&app, "/api/v1/me/events", &x.token, None).await;
+        let refused = app
+            .get(&format!("{path}?access_token={}", x.token), None)
+            .await;
+        refused.expect_problem(429, "rate_limited");
+        assert!(refused.header("retry-after").is_some());
+        app.get(&format!("/api/v1/me/events?access_token={}", x.token), None)
+            .await
+            .expect_problem(429, "rate_limited");
+        // Another player has slots of their own.
+        let _theirs = EventStream::open(&app, &path, &o.token, None).await;
+        // Closing a stream gives its slot back.
+        drop(first);
+        crate::support::eventually(Duration::from_secs(20), "a freed stream slot", || async {
+            let url = format!("{}{path}?access_token={}", app.address, x.token);
+            let res = app.client.get(url).send().await.ok()?;
+            (res.status().as_u16() == 200).then_some(())
+        })
         .await;
-    refused.expect_problem(429, "rate_limited");
-    assert!(refused.header("retry-after").is_some());
-    app.get(&format!("/api/v1/me/events?access_token={}", x.token), None)
-        .await
-        .expect_problem(429, "rate_limited");
-    // Another player has slots of their own.
-    let _theirs = EventStream::open(&app, &path, &o.token, None).await;
-    // Closing a stream gives its slot back.
-    drop(first);
-    crate::support::eventually(Duration::from_secs(20), "a freed stream slot", || async {
-        let url = format!("{}{path}?access_token={}", app.address, x.token);
-        let res = app.client.get(url).send().await.ok()?;
-        (res.status().as_u16() == 200).then_some(())
-    })
-    .await;
-}
-
-#[actix_web::test]
-async fn open_event_streams_are_capped_per_player_on_sqlite() {
-    stream_cap(Backend::Sqlite).await;
-}
-
-#[actix_web::test]
-async fn open_event_streams_are_capped_per_player_on_postgres() {
-    stream_cap(Backend::Postgres).await;
+    }
 }
 
 /// Sends raw bytes on a fresh connection and reads until the server closes it.

@@ -2,6 +2,10 @@
 //! Each function runs inside the caller's write transaction on a match row
 //! it has locked, and leaves the row consistent: the stored record is always
 //! the replay of the stored moves.
+//!
+//! Over 400 lines: the three ways a match changes share the lock, the
+//! settling of the clock and the finish (result, ratings, record), and
+//! splitting them would spread one transaction over several files.
 
 use crate::clock::Settled;
 use crate::rating::Growth;

@@ -23,8 +23,34 @@ pub enum Backend {
 }
 
 /// Declares each test once per backend: `name::sqlite` and `name::postgres`.
+/// `with MAKE;` first starts each app with `MAKE(backend)` (an async function
+/// or closure returning `Option<TestApp>`, `None` when PostgreSQL is not
+/// configured) instead of the default configuration.
 #[macro_export]
 macro_rules! both_backends {
+    (with $make:expr; $($(#[$meta:meta])* async fn $name:ident($app:ident: TestApp) $body:block)*) => {
+        $(
+            $(#[$meta])*
+            mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+
+                #[actix_web::test]
+                async fn sqlite() {
+                    let Some($app) = ($make)($crate::support::Backend::Sqlite).await else {
+                        panic!("a SQLite test app always starts")
+                    };
+                    $body
+                }
+
+                #[actix_web::test]
+                async fn postgres() {
+                    let Some($app) = ($make)($crate::support::Backend::Postgres).await else { return };
+                    $body
+                }
+            }
+        )*
+    };
     ($($(#[$meta:meta])* async fn $name:ident($app:ident: TestApp) $body:block)*) => {
         $(
             $(#[$meta])*

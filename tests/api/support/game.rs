@@ -102,6 +102,17 @@ impl TestApp {
         reply.body
     }
 
+    /// The stored row of a match (it must exist).
+    pub async fn match_row(&self, match_id: &str) -> uttt::store::matches::MatchRow {
+        let id = match_id.to_owned();
+        self.ctx
+            .db
+            .run(move |conn| uttt::store::matches::get(conn, &id))
+            .await
+            .expect("read the match")
+            .expect("the match exists")
+    }
+
     /// Audits the stored match (`uttt::service::audit`): its moves rows are
     /// numbered from 0 and alternate from X, the position decoded from the
     /// match row is their replay, and the stored result follows from it (or

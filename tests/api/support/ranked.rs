@@ -102,4 +102,18 @@ impl TestApp {
         })
         .await
     }
+
+    /// Queues `a` and `b` on `ladder`, runs one pairing round, and returns
+    /// the ranked match it made of them (both tickets point at it).
+    pub async fn ranked_match(&self, a: &Player, b: &Player, ladder: &str) -> String {
+        let ta = self.queue(a, ladder).await;
+        let tb = self.queue(b, ladder).await;
+        let round = uttt::worker::pairing::tick(&self.ctx)
+            .await
+            .expect("pairing round");
+        assert_eq!(round.matched, 1, "one pair made");
+        let id = self.matched(a, &ta).await;
+        assert_eq!(self.matched(b, &tb).await, id, "both in the same match");
+        id
+    }
 }
