@@ -7,6 +7,10 @@
 //! one live ticket across ladders, which one script checks atomically, so
 //! the ladders' queues cannot be spread over slots. Every script names at
 //! least one of its keys in `KEYS`, which routes it to that slot's node.
+//!
+//! Over 400 lines: the queue's Lua scripts and the Rust that calls them are
+//! kept side by side, since each call must pass exactly the keys and
+//! arguments its script reads.
 
 use std::collections::HashMap;
 use std::time::Duration;

@@ -12,6 +12,10 @@
 //!    turn it reads the moves, thinks within its clock and posts a move;
 //! 5. reconnects lost streams and then re-reads its matches, challenges and
 //!    ticket, so nothing said while it was away is missed.
+//!
+//! Over 400 lines: the event loop and the per-match player share the bot's
+//! state (matches in play, ticket, session); the HTTP calls and the event
+//! stream parser are already apart (`api`, `sse`).
 
 mod api;
 pub mod sse;

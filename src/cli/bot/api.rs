@@ -8,6 +8,9 @@
 //! bot exchanges it for a new pair whenever the access token nears its
 //! end, so it runs for as long as it keeps running; given an access token
 //! it runs until that expires.
+//!
+//! Over 400 lines: one typed function per endpoint the bot calls, each
+//! short, behind the one session that renews the tokens.
 
 use std::cell::RefCell;
 use std::path::PathBuf;

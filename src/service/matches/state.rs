@@ -1,6 +1,9 @@
 //! The match state as clients see it (API.md, "Match state"). Built once per
 //! change and published as is to every event stream, so it lives here rather
 //! than in the HTTP layer.
+//!
+//! Just over 400 lines: the state's types are the API's documented shape
+//! (with their OpenAPI doc lines), next to the one function that renders them.
 
 use std::collections::BTreeMap;
 
