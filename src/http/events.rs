@@ -11,7 +11,6 @@
 //! revoked (event `session_revoked`), and holds one of the player's stream
 //! slots while open (see [`StreamGuard`]).
 
-use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
@@ -22,12 +21,13 @@ use futures_util::stream;
 use super::auth::AuthenticatedSession;
 use super::problem::{Problem, ProblemBody};
 use super::stream_guard::StreamGuard;
+use super::versioned_stream::{self, Source};
 use crate::broker::{Notice, Subscription};
 use crate::service::FieldError;
 use crate::service::accounts::Player;
+use crate::service::matches;
 use crate::service::matches::presence::Lease;
 use crate::service::matches::state::MatchState;
-use crate::service::matches::{self, parse_payload};
 use crate::service::{Context, events, matchmaking};
 
 /// Longest gap between two writes on a stream.
@@ -59,10 +59,6 @@ pub struct ServerSentEvent {
     pub retry: Option<u64>,
 }
 
-fn state_event(version: i32, json: &str) -> Bytes {
-    Bytes::from(format!("event: state\nid: {version}\ndata: {json}\n\n"))
-}
-
 /// The version a resuming client last received; 0 without the header.
 ///
 /// # Errors
@@ -85,75 +81,35 @@ pub(super) fn last_event_id(req: &HttpRequest) -> Result<i32, Problem> {
         })
 }
 
-struct MatchStream {
-    ctx: web::Data<Context>,
+/// Sent before a stream closes for a shutdown: reconnect in a second.
+pub(super) const SHUTDOWN_FRAME: &[u8] = b"retry: 1000\n: server shutting down\n\n";
+
+/// A match's states, as a seated viewer or a spectator sees them.
+struct MatchSource {
     viewer: Player,
     id: String,
     /// Keeps a seated viewer present until the stream closes (dropped with it).
     _lease: Option<Lease>,
-    subscription: Subscription,
-    sent: i32,
-    pending: VecDeque<Bytes>,
-    keep_alive: tokio::time::Interval,
-    closing: bool,
-    guard: StreamGuard,
 }
 
-/// Sent before a stream closes for a shutdown: reconnect in a second.
-pub(super) const SHUTDOWN_FRAME: &[u8] = b"retry: 1000\n: server shutting down\n\n";
+impl Source for MatchSource {
+    const EVENT: &'static str = "state";
 
-impl MatchStream {
-    fn push_state(&mut self, state: &MatchState) {
-        if state.version > self.sent
-            && let Ok(json) = serde_json::to_string(state)
-        {
-            self.sent = state.version;
-            self.pending.push_back(state_event(state.version, &json));
-        }
-    }
-
-    /// Waits for the next bytes to send; `None` ends the stream.
-    async fn next(&mut self) -> Option<Bytes> {
-        loop {
-            if let Some(bytes) = self.pending.pop_front() {
-                return Some(bytes);
-            }
-            if self.closing {
-                return None;
-            }
-            tokio::select! {
-                () = self.ctx.shutdown.wait() => {
-                    // The instance is going away: ask the client to reconnect soon (to another instance).
-                    self.closing = true;
-                    return Some(Bytes::from_static(SHUTDOWN_FRAME));
-                }
-                // The token expired or the session was revoked.
-                frame = self.guard.ended() => {
-                    self.closing = true;
-                    return Some(frame);
-                }
-                notice = matches::next_notice(&mut self.subscription) => match notice? {
-                    Notice::Message(payload) => {
-                        if let Some((version, json)) = parse_payload(&payload)
-                            && version > self.sent
-                        {
-                            self.sent = version;
-                            return Some(state_event(version, json));
-                        }
-                    }
-                    Notice::Resync => {
-                        match matches::reload(&self.ctx, &self.viewer, self.id.clone()).await {
-                            Ok(state) => self.push_state(&state),
-                            Err(err) => tracing::warn!(match.id = %self.id, error = %err, "stream resync failed"),
-                        }
-                    }
-                },
-                _ = self.keep_alive.tick() => {
-                    return Some(Bytes::from_static(b": keep-alive\n\n"));
-                }
+    async fn current(&self, ctx: &Context) -> Option<(i32, String)> {
+        match matches::reload(ctx, &self.viewer, self.id.clone()).await {
+            Ok(state) => versioned(&state),
+            Err(err) => {
+                tracing::warn!(match.id = %self.id, error = %err, "stream resync failed");
+                None
             }
         }
     }
+}
+
+fn versioned(state: &MatchState) -> Option<(i32, String)> {
+    serde_json::to_string(state)
+        .ok()
+        .map(|json| (state.version, json))
 }
 
 /// The live states of a match (`text/event-stream`). Browsers may pass the
@@ -186,26 +142,20 @@ pub async fn match_events(
     let sent = last_event_id(&req)?;
     let guard = StreamGuard::open(&ctx, &viewer.id, &claims).await?;
     let feed = matches::open_feed(&ctx, &viewer, id.clone()).await?;
-    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
-    keep_alive.reset();
-    let mut state = MatchStream {
-        sent,
-        ctx,
+    let initial = versioned(&feed.initial);
+    let source = MatchSource {
         viewer,
         id,
         _lease: feed.lease,
-        subscription: feed.subscription,
-        pending: VecDeque::from([Bytes::from(format!("retry: {RETRY_MS}\n\n"))]),
-        keep_alive,
-        closing: false,
-        guard,
     };
-    state.push_state(&feed.initial);
-    let body = stream::unfold(state, |mut s| async move {
-        let bytes = s.next().await?;
-        Some((Ok::<_, Infallible>(bytes), s))
-    });
-    Ok(sse_response(body))
+    Ok(versioned_stream::respond(
+        ctx,
+        source,
+        feed.subscription,
+        guard,
+        sent,
+        initial,
+    ))
 }
 
 /// The logged-in player's own events: `match_found` (data: `{match_id, seat, …}`)

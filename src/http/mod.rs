@@ -21,6 +21,7 @@ pub mod rooms;
 mod routes_table;
 pub mod stream_guard;
 pub mod tournaments;
+mod versioned_stream;
 pub mod web;
 
 use std::time::Instant;

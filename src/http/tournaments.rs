@@ -5,25 +5,18 @@
 //! Over 400 lines: one thin handler per endpoint of API.md's "Tournaments",
 //! most of it their OpenAPI annotations.
 
-use std::collections::VecDeque;
-use std::convert::Infallible;
-
-use actix_web::web::Bytes;
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
-use futures_util::stream;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::auth::{Authenticated, AuthenticatedSession};
-use super::events::{
-    KEEP_ALIVE, RETRY_MS, SHUTDOWN_FRAME, ServerSentEvent, last_event_id, sse_response,
-};
+use super::events::{ServerSentEvent, last_event_id};
 use super::json::{JsonBody, OptionalJsonBody};
 use super::matches::parse_time_control;
 use super::problem::{Problem, ProblemBody};
 use super::query::QueryParams;
 use super::stream_guard::StreamGuard;
-use crate::broker::{Notice, Subscription};
+use super::versioned_stream::{self, Source};
 use crate::clock::TimeControl;
 use crate::rules::Depth;
 use crate::service::matches::state::TimeControlBody;
@@ -33,7 +26,7 @@ use crate::service::tournaments::read::{Page, RoundView, StandingView};
 use crate::service::tournaments::{
     self, Kind, Status, TournamentView, director, export, feed, read, registration,
 };
-use crate::service::{Context, Error, FieldError, cursor, matches};
+use crate::service::{Context, Error, FieldError, cursor};
 use crate::time::parse_rfc3339;
 
 /// A new tournament.
@@ -426,71 +419,29 @@ pub async fn export_games(
         .body(body))
 }
 
-fn tournament_event(version: i32, json: &str) -> Bytes {
-    Bytes::from(format!(
-        "event: tournament\nid: {version}\ndata: {json}\n\n"
-    ))
-}
-
-struct TournamentStream {
-    ctx: web::Data<Context>,
+/// A tournament, as anyone sees it.
+struct TournamentSource {
     id: String,
-    subscription: Subscription,
-    sent: i32,
-    pending: VecDeque<Bytes>,
-    keep_alive: tokio::time::Interval,
-    closing: bool,
-    guard: StreamGuard,
 }
 
-impl TournamentStream {
-    fn push(&mut self, view: &TournamentView) {
-        if view.version > self.sent
-            && let Ok(json) = serde_json::to_string(view)
-        {
-            self.sent = view.version;
-            self.pending
-                .push_back(tournament_event(view.version, &json));
-        }
-    }
+impl Source for TournamentSource {
+    const EVENT: &'static str = "tournament";
 
-    async fn next(&mut self) -> Option<Bytes> {
-        loop {
-            if let Some(bytes) = self.pending.pop_front() {
-                return Some(bytes);
-            }
-            if self.closing {
-                return None;
-            }
-            tokio::select! {
-                () = self.ctx.shutdown.wait() => {
-                    self.closing = true;
-                    return Some(Bytes::from_static(SHUTDOWN_FRAME));
-                }
-                frame = self.guard.ended() => {
-                    self.closing = true;
-                    return Some(frame);
-                }
-                notice = matches::next_notice(&mut self.subscription) => match notice? {
-                    Notice::Message(payload) => {
-                        if let Some((version, json)) = matches::parse_payload(&payload)
-                            && version > self.sent
-                        {
-                            self.sent = version;
-                            return Some(tournament_event(version, json));
-                        }
-                    }
-                    Notice::Resync => match tournaments::get(&self.ctx, &self.id).await {
-                        Ok(view) => self.push(&view),
-                        Err(err) => tracing::warn!(tournament.id = %self.id, error = %err, "stream resync failed"),
-                    },
-                },
-                _ = self.keep_alive.tick() => {
-                    return Some(Bytes::from_static(b": keep-alive\n\n"));
-                }
+    async fn current(&self, ctx: &Context) -> Option<(i32, String)> {
+        match tournaments::get(ctx, &self.id).await {
+            Ok(view) => versioned(&view),
+            Err(err) => {
+                tracing::warn!(tournament.id = %self.id, error = %err, "stream resync failed");
+                None
             }
         }
     }
+}
+
+fn versioned(view: &TournamentView) -> Option<(i32, String)> {
+    serde_json::to_string(view)
+        .ok()
+        .map(|json| (view.version, json))
 }
 
 /// The tournament's live changes (`text/event-stream`): event `tournament`
@@ -525,22 +476,13 @@ pub async fn events(
     let sent = last_event_id(&req)?;
     let opened = feed::open(&ctx, &id).await?;
     let guard = StreamGuard::open(&ctx, &viewer.id, &claims).await?;
-    let mut keep_alive = tokio::time::interval(KEEP_ALIVE);
-    keep_alive.reset();
-    let mut state = TournamentStream {
+    let initial = versioned(&opened.initial);
+    Ok(versioned_stream::respond(
         ctx,
-        id,
-        subscription: opened.subscription,
-        sent,
-        pending: VecDeque::from([Bytes::from(format!("retry: {RETRY_MS}\n\n"))]),
-        keep_alive,
-        closing: false,
+        TournamentSource { id },
+        opened.subscription,
         guard,
-    };
-    state.push(&opened.initial);
-    let body = stream::unfold(state, |mut s| async move {
-        let bytes = s.next().await?;
-        Some((Ok::<_, Infallible>(bytes), s))
-    });
-    Ok(sse_response(body))
+        sent,
+        initial,
+    ))
 }
