@@ -4,6 +4,9 @@
 //! tournament games are relabelled. PostgreSQL runs the same checks when
 //! `TEST_DATABASE_URL` is set (and fails loudly if it cannot connect).
 
+// A failed unwrap in a test helper is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use diesel::connection::SimpleConnection;
 use diesel::migration::MigrationVersion;
 use diesel::query_builder::SqlQuery;
