@@ -690,3 +690,34 @@ fn every_playout_policy_finishes_the_match_at_every_depth() {
         }
     }
 }
+
+/// `play_out` (the depth-2 fast loop, the generic one elsewhere) plays the
+/// same moves as `pick_legal_move` and `play_unchecked` in a loop with the
+/// same choices, and leaves the same final state, from random positions.
+#[test]
+fn play_out_agrees_with_the_rules_core_move_by_move() {
+    fn agree<G: Game>(game: &G, seed: u64) {
+        let mut fast = game.clone();
+        let mut rng = Rng::new(seed);
+        let status = fast.play_out(|n| rng.below(n));
+        let mut slow = game.clone();
+        let mut rng = Rng::new(seed);
+        while let Some(square) = slow.pick_legal_move(|n| rng.below(n)) {
+            slow.play_unchecked(square);
+        }
+        assert_eq!(status, slow.status());
+        assert!(fast == slow, "play_out left another state");
+    }
+    for levels in 1..=3 {
+        let games = if levels == 3 { 2 } else { 40 };
+        for (i, position) in random_positions(levels, games, 11).iter().enumerate() {
+            let seed = i as u64;
+            match position {
+                Position::D1(tree) => agree(tree, seed),
+                Position::D2(tree) => agree(tree, seed),
+                Position::D3(tree) => agree(&**tree, seed),
+                Position::D4(tree) => agree(&**tree, seed),
+            }
+        }
+    }
+}

@@ -25,10 +25,7 @@ pub enum Playout {
 /// the one at a random index.
 #[inline]
 pub fn random_playout<G: Game>(game: &mut G, rng: &mut Rng) -> Status {
-    while let Some(square) = game.pick_legal_move(|count| rng.below(count)) {
-        game.play_unchecked(square);
-    }
-    game.status()
+    game.play_out(|count| rng.below(count))
 }
 
 /// Finishes the match on `game` with `policy` and returns its final status.

@@ -6,7 +6,7 @@ use super::{Depth, IllegalMove, MoveList, Seat, Square, Status};
 /// A match of one fixed depth: implemented by [`Tree1`](super::Tree1) …
 /// [`Tree4`](super::Tree4), so generic code compiles once per depth and pays
 /// nothing for the depths it does not use.
-pub trait Game: Clone {
+pub trait Game: Clone + PartialEq {
     /// The depth of this type's board tree.
     const DEPTH: Depth;
 
@@ -75,6 +75,19 @@ pub trait Game: Clone {
     /// move (so with a free choice, any move when no board can be won).
     /// `None` once the match is over.
     fn pick_greedy_move(&self, careful: bool, pick: impl FnMut(usize) -> usize) -> Option<Square>;
+
+    /// Plays random legal moves until the match ends, `pick(n)` choosing
+    /// one of the `n` legal moves in [`Game::legal_moves`]' order at each
+    /// step, and returns the final status: the same moves, and the same
+    /// final state, as [`Game::pick_legal_move`] and
+    /// [`Game::play_unchecked`] in a loop (a random playout), which is what
+    /// this does unless a depth has a faster way.
+    fn play_out(&mut self, mut pick: impl FnMut(usize) -> usize) -> Status {
+        while let Some(square) = self.pick_legal_move(&mut pick) {
+            self.play_unchecked(square);
+        }
+        self.status()
+    }
 
     /// Whether `seat` putting its mark on `square` would win the match: the
     /// square is empty, no board on its path is decided, and the mark

@@ -251,6 +251,101 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
     }
 }
 
+impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
+    /// [`Game::play_out`] at depth 2, the playout of the classic game and
+    /// the CPU's hot loop: the same moves as the generic loop, but the board
+    /// and the position of each move stay apart (no flat index to divide),
+    /// the side to move and the target live in registers, and the ply, the
+    /// last move and the status are written once at the end.
+    #[inline]
+    fn play_out_two(&mut self, pick: &mut impl FnMut(usize) -> usize) -> Status {
+        debug_assert_eq!(D, 2);
+        if self.status.is_over() {
+            return self.status;
+        }
+        // Boards 1..=9 are the small boards, board 0 the big one.
+        let mut seat = usize::from(self.ply & 1);
+        // The small board sent to (0..9), or 9 for a free choice.
+        let mut target = if self.target == 0 {
+            9
+        } else {
+            usize::from(self.target) - 1
+        };
+        let mut plies = 0u16;
+        let mut last = (0, 0);
+        let _ = last;
+        let status = loop {
+            let (board, position) = if target < 9 {
+                let open = usize::from(!self.nodes[1 + target].done & FULL);
+                let n = pick(usize::from(COUNT[open]));
+                (target, usize::from(POSITIONS[open][n.min(8)]))
+            } else {
+                // A free choice: every open square of every open board, in
+                // flat order.
+                let mut boards = !self.nodes[0].done & FULL;
+                let mut count = 0;
+                let mut rest = boards;
+                while rest != 0 {
+                    let b = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    count += usize::from(COUNT[usize::from(!self.nodes[1 + b].done & FULL)]);
+                }
+                let mut left = pick(count);
+                let mut chosen = (0, 0);
+                while boards != 0 {
+                    let b = boards.trailing_zeros() as usize;
+                    boards &= boards - 1;
+                    let open = usize::from(!self.nodes[1 + b].done & FULL);
+                    let here = usize::from(COUNT[open]);
+                    if left < here {
+                        chosen = (b, usize::from(POSITIONS[open][left]));
+                        break;
+                    }
+                    left -= here;
+                }
+                chosen
+            };
+            plies += 1;
+            last = (board, position);
+            let node = &mut self.nodes[1 + board];
+            let bit = 1 << position;
+            node.held[seat] |= bit;
+            node.done |= bit;
+            let won = has_line(node.held[seat]);
+            if won || node.done == FULL {
+                let root = &mut self.nodes[0];
+                let board_bit = 1 << board;
+                root.done |= board_bit;
+                if won {
+                    root.held[seat] |= board_bit;
+                    if has_line(root.held[seat]) {
+                        break Status::Won(if seat == 0 { Seat::X } else { Seat::O });
+                    }
+                }
+                if root.done == FULL {
+                    break Status::Drawn;
+                }
+            }
+            target = if self.nodes[0].done & (1 << position) != 0 {
+                9
+            } else {
+                position
+            };
+            seat ^= 1;
+        };
+        self.status = status;
+        // As after the generic loop: the target the last move was played
+        // in, never updated once the match is over.
+        self.target = if target < 9 { 1 + target as u16 } else { 0 };
+        self.ply += plies;
+        if plies > 0 {
+            // Below 81, so it fits in a u16.
+            self.last = Some(Square::from_raw((last.0 * 9 + last.1) as u16));
+        }
+        status
+    }
+}
+
 impl<const D: usize, const BOARDS: usize> Default for Tree<D, BOARDS> {
     fn default() -> Self {
         Self::new()
@@ -469,6 +564,17 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
             good |= 1 << position;
         }
         choose(if good == 0 { open } else { good }, &mut pick)
+    }
+
+    #[inline]
+    fn play_out(&mut self, mut pick: impl FnMut(usize) -> usize) -> Status {
+        if D == 2 {
+            return self.play_out_two(&mut pick);
+        }
+        while let Some(square) = self.pick_legal_move(&mut pick) {
+            self.play_unchecked(square);
+        }
+        self.status
     }
 
     #[inline]
