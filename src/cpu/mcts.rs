@@ -119,6 +119,9 @@ pub struct Report {
     pub iterations: u32,
     /// Nodes in the tree at the end (the root and its children included).
     pub nodes: usize,
+    /// Visits of the root carried over from the last search of the match
+    /// ([`search_kept`]); 0 for a fresh tree.
+    pub reused: u32,
     /// How the move was chosen.
     pub decision: Decision,
 }
@@ -177,20 +180,72 @@ fn check_every<G: Game>() -> u32 {
 ///
 /// Deterministic for a given seed when the iteration bound is what stops it.
 pub fn search<G: Game>(game: &G, settings: &Settings, seed: u64, watch: &dyn Stopwatch) -> Report {
+    search_kept(game, settings, seed, watch, &mut Kept::default())
+}
+
+/// A search tree kept between the moves of one match: the next search
+/// starts from the subtree of the position it is asked about when that
+/// position was in this tree (one or two plies below its root), so what was
+/// learned about the opponent's likely reply is not thrown away.
+pub struct Kept<G> {
+    tree: Option<Tree<G>>,
+}
+
+impl<G> Default for Kept<G> {
+    fn default() -> Self {
+        Kept { tree: None }
+    }
+}
+
+impl<G> Kept<G> {
+    /// Forgets the tree (a new match).
+    pub fn clear(&mut self) {
+        self.tree = None;
+    }
+
+    /// Nodes kept from the last search.
+    #[must_use]
+    pub fn nodes(&self) -> usize {
+        self.tree.as_ref().map_or(0, |tree| tree.nodes.len())
+    }
+}
+
+/// As [`search`], starting from the subtree of `game` in `kept` when there
+/// is one, and leaving this search's tree in `kept` for the next move.
+///
+/// Deterministic for a given seed and the same sequence of earlier searches
+/// when the iteration bound is what stops it.
+pub fn search_kept<G: Game>(
+    game: &G,
+    settings: &Settings,
+    seed: u64,
+    watch: &dyn Stopwatch,
+    kept: &mut Kept<G>,
+) -> Report {
     let mut moves = MoveList::new(G::DEPTH);
     game.legal_moves(&mut moves);
     let decided = |square, decision| Report {
         square,
         iterations: 0,
         nodes: 0,
+        reused: 0,
         decision,
     };
+    // Whatever is decided below, the kept tree follows the match.
+    let reused = kept
+        .tree
+        .take()
+        .and_then(|mut tree| tree.reroot(game, settings, seed).then_some(tree));
     match moves.as_slice() {
         [] => return decided(None, Decision::Over),
-        &[only] => return decided(Some(only), Decision::OnlyMove),
+        &[only] => {
+            kept.tree = reused;
+            return decided(Some(only), Decision::OnlyMove);
+        }
         _ => {}
     }
     let mut candidates = moves.as_slice().to_vec();
+    let mut unsafe_moves = Vec::new();
     if settings.tactics {
         if let Some(win) = tactics::winning_move(game, &candidates) {
             return decided(Some(win), Decision::Win);
@@ -199,26 +254,42 @@ pub fn search<G: Game>(game: &G, settings: &Settings, seed: u64, watch: &dyn Sto
         // When every move loses at once, search them all anyway: the
         // opponent may still miss the win.
         if !safe.is_empty() {
+            unsafe_moves = candidates.clone();
+            unsafe_moves.retain(|square| !safe.contains(square));
             candidates = safe;
         }
         if let &[only] = candidates.as_slice() {
+            kept.tree = reused;
             return decided(Some(only), Decision::OnlyMove);
         }
     }
-    let mut tree = Tree::new(game.clone(), candidates[0], settings, seed, moves);
-    tree.expand_with(0, &candidates);
+    let carried = reused.as_ref().map_or(0, |tree| tree.nodes[0].visits);
+    let mut tree = match reused {
+        Some(mut tree) => {
+            tree.rule_out(&candidates, &unsafe_moves);
+            tree
+        }
+        None => {
+            let mut tree = Tree::new(game.clone(), candidates[0], settings, seed, moves);
+            tree.expand_with(0, &candidates);
+            tree
+        }
+    };
     let iterations = tree.run(&settings.budget, watch);
     let decision = if tree.nodes[0].proof == Proof::Open {
         Decision::Search
     } else {
         Decision::Solved
     };
-    Report {
+    let report = Report {
         square: Some(tree.best()),
         iterations,
         nodes: tree.nodes.len(),
+        reused: carried,
         decision,
-    }
+    };
+    kept.tree = Some(tree);
+    report
 }
 
 /// The state of one search.
@@ -252,6 +323,102 @@ impl<G: Game> Tree<G> {
             tactics: settings.tactics,
             solver: settings.solver,
             playout: settings.playout,
+        }
+    }
+
+    /// Makes the node of `game` (one or two plies below the root) the new
+    /// root, keeping only its subtree, and takes `settings` and `seed` for
+    /// the next search. False when `game` is not in the tree.
+    fn reroot(&mut self, game: &G, settings: &Settings, seed: u64) -> bool {
+        let Some(node) = self.find(game) else {
+            return false;
+        };
+        self.compact(node);
+        self.root = game.clone();
+        self.me = game.turn();
+        self.rng = Rng::new(seed);
+        self.exploration = settings.exploration;
+        self.tactics = settings.tactics;
+        self.solver = settings.solver;
+        self.playout = settings.playout;
+        true
+    }
+
+    /// The node whose position is `game`, one or two plies below the root.
+    fn find(&self, game: &G) -> Option<usize> {
+        let plies = game.ply().checked_sub(self.root.ply())?;
+        if !(1..=2).contains(&plies) {
+            return None;
+        }
+        let last = game.last_move()?;
+        let root = self.nodes[0];
+        for child in root.first as usize..root.first as usize + usize::from(root.count) {
+            let mut next = self.root.clone();
+            next.play_unchecked(self.nodes[child].square);
+            if plies == 1 {
+                if next == *game {
+                    return Some(child);
+                }
+                continue;
+            }
+            let below = self.nodes[child];
+            let first = below.first as usize;
+            for grandchild in first..first + usize::from(below.count) {
+                if self.nodes[grandchild].square != last {
+                    continue;
+                }
+                let mut after = next.clone();
+                after.play_unchecked(last);
+                if after == *game {
+                    return Some(grandchild);
+                }
+            }
+        }
+        None
+    }
+
+    /// Keeps only the subtree of `node`, with `node` as the root, children
+    /// still contiguous (copied breadth first).
+    fn compact(&mut self, node: usize) {
+        let mut kept = Vec::with_capacity(self.nodes.len().max(4_096));
+        kept.push(self.nodes[node]);
+        let mut at = 0;
+        while at < kept.len() {
+            let here = kept[at];
+            if here.count > 0 {
+                let first = here.first as usize;
+                // Below MAX_NODES, so it fits in a u32.
+                kept[at].first = kept.len() as u32;
+                kept.extend_from_slice(&self.nodes[first..first + usize::from(here.count)]);
+            }
+            at += 1;
+        }
+        self.nodes = kept;
+    }
+
+    /// Readies a kept root for a search limited to `candidates`: expands it
+    /// when it is a leaf, else proves the `unsafe_moves` among its children
+    /// lost (each lets the opponent win at once), as a fresh search would
+    /// not have them.
+    fn rule_out(&mut self, candidates: &[Square], unsafe_moves: &[Square]) {
+        let root = self.nodes[0];
+        if root.count == 0 {
+            self.expand_with(0, candidates);
+            return;
+        }
+        let first = root.first as usize;
+        for child in &mut self.nodes[first..first + usize::from(root.count)] {
+            if child.proof == Proof::Open && unsafe_moves.contains(&child.square) {
+                child.proof = Proof::Loss;
+                child.plies = 1;
+            }
+        }
+        if self.solver && self.nodes[0].proof == Proof::Open {
+            let (proof, plies) = self.proof_from_children(0);
+            if proof != Proof::Open {
+                self.nodes[0].proof = proof;
+                self.nodes[0].plies = plies.saturating_add(1);
+            }
         }
     }
 

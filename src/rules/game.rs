@@ -82,11 +82,34 @@ pub trait Game: Clone + PartialEq {
     /// final state, as [`Game::pick_legal_move`] and
     /// [`Game::play_unchecked`] in a loop (a random playout), which is what
     /// this does unless a depth has a faster way.
-    fn play_out(&mut self, mut pick: impl FnMut(usize) -> usize) -> Status {
-        while let Some(square) = self.pick_legal_move(&mut pick) {
+    ///
+    /// When `decisive`, a step where the side to move can win the match
+    /// plays the first such move instead (and `pick` is not called).
+    fn play_out(&mut self, decisive: bool, mut pick: impl FnMut(usize) -> usize) -> Status {
+        loop {
+            if decisive && let Some(win) = self.match_winning_move() {
+                self.play_unchecked(win);
+                continue;
+            }
+            let Some(square) = self.pick_legal_move(&mut pick) else {
+                break;
+            };
             self.play_unchecked(square);
         }
         self.status()
+    }
+
+    /// The first legal move, in [`Game::legal_moves`]' order, that wins the
+    /// match for the side to move; `None` when there is none.
+    fn match_winning_move(&self) -> Option<Square> {
+        let me = self.turn();
+        let mut found = None;
+        self.for_each_legal_move(|square| {
+            if found.is_none() && self.would_win_match(square, me) {
+                found = Some(square);
+            }
+        });
+        found
     }
 
     /// Whether `seat` putting its mark on `square` would win the match: the

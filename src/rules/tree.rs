@@ -252,13 +252,30 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
 }
 
 impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
+    /// At depth 2 with a free choice: the first square (board, position)
+    /// that wins one of the `deciding` boards for `seat`.
+    #[inline]
+    fn deciding_square(&self, deciding: u16, seat: usize) -> Option<(usize, usize)> {
+        let mut boards = deciding & !self.nodes[0].done & FULL;
+        while boards != 0 {
+            let b = boards.trailing_zeros() as usize;
+            boards &= boards - 1;
+            let node = self.nodes[1 + b];
+            let wins = COMPLETING[usize::from(node.held[seat])] & !node.done & FULL;
+            if wins != 0 {
+                return Some((b, wins.trailing_zeros() as usize));
+            }
+        }
+        None
+    }
+
     /// [`Game::play_out`] at depth 2, the playout of the classic game and
     /// the CPU's hot loop: the same moves as the generic loop, but the board
     /// and the position of each move stay apart (no flat index to divide),
     /// the side to move and the target live in registers, and the ply, the
     /// last move and the status are written once at the end.
     #[inline]
-    fn play_out_two(&mut self, pick: &mut impl FnMut(usize) -> usize) -> Status {
+    fn play_out_two(&mut self, decisive: bool, pick: &mut impl FnMut(usize) -> usize) -> Status {
         debug_assert_eq!(D, 2);
         if self.status.is_over() {
             return self.status;
@@ -275,10 +292,25 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
         let mut last = (0, 0);
         let _ = last;
         let status = loop {
+            // The boards whose win would win the match for the side to move.
+            let deciding = if decisive {
+                COMPLETING[usize::from(self.nodes[0].held[seat])]
+            } else {
+                0
+            };
             let (board, position) = if target < 9 {
-                let open = usize::from(!self.nodes[1 + target].done & FULL);
-                let n = pick(usize::from(COUNT[open]));
-                (target, usize::from(POSITIONS[open][n.min(8)]))
+                let node = self.nodes[1 + target];
+                let open = !node.done & FULL;
+                let wins = COMPLETING[usize::from(node.held[seat])] & open;
+                if deciding & (1 << target) != 0 && wins != 0 {
+                    (target, wins.trailing_zeros() as usize)
+                } else {
+                    let open = usize::from(open);
+                    let n = pick(usize::from(COUNT[open]));
+                    (target, usize::from(POSITIONS[open][n.min(8)]))
+                }
+            } else if let Some(win) = self.deciding_square(deciding, seat) {
+                win
             } else {
                 // A free choice: every open square of every open board, in
                 // flat order.
@@ -567,11 +599,18 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
     }
 
     #[inline]
-    fn play_out(&mut self, mut pick: impl FnMut(usize) -> usize) -> Status {
+    fn play_out(&mut self, decisive: bool, mut pick: impl FnMut(usize) -> usize) -> Status {
         if D == 2 {
-            return self.play_out_two(&mut pick);
+            return self.play_out_two(decisive, &mut pick);
         }
-        while let Some(square) = self.pick_legal_move(&mut pick) {
+        loop {
+            if decisive && let Some(win) = self.match_winning_move() {
+                self.play_unchecked(win);
+                continue;
+            }
+            let Some(square) = self.pick_legal_move(&mut pick) else {
+                break;
+            };
             self.play_unchecked(square);
         }
         self.status
