@@ -16,7 +16,7 @@
 //!   iteration bounds still apply); `old5`: level 5 as it was before the
 //!   strength work of issue 22 ([`Settings::baseline`]). Either may take
 //!   overrides after a colon: `c=0.8` (exploration), `tactics=0|1`,
-//!   `solver=0|1`, `playout=random|decisive|greedy|careful`, `iters=N`, `reuse=0|1`
+//!   `solver=0|1`, `playout=random|decisive|greedy|careful`, `iters=N`, `reuse=0|1`, `prior=N`
 //!   (keep the search tree between moves: on for the levels, off for `old5`).
 //! - `ab-NAME`: their alpha-beta preset NAME (`beginner`, `easy`, `medium`,
 //!   `hard`, `expert`, `max`); `puct-NAME`: their learned-policy PUCT
@@ -70,6 +70,7 @@ struct Overrides {
     playout: Option<Playout>,
     iterations: Option<u32>,
     reuse: Option<bool>,
+    prior: Option<u8>,
 }
 
 impl Overrides {
@@ -102,6 +103,9 @@ impl Overrides {
                     });
                 }
                 "reuse" => o.reuse = Some(flag()?),
+                "prior" => {
+                    o.prior = Some(value.parse().map_err(|_| format!("bad prior {value:?}"))?);
+                }
                 "iters" => {
                     o.iterations = Some(value.parse().map_err(|_| format!("bad iters {value:?}"))?);
                 }
@@ -126,6 +130,9 @@ impl Overrides {
         }
         if let Some(n) = self.iterations {
             settings.budget.iterations = n;
+        }
+        if let Some(n) = self.prior {
+            settings.prior = n;
         }
     }
 }

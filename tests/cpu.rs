@@ -252,6 +252,17 @@ fn never_an_illegal_move_at_depth_four() {
 }
 
 #[test]
+fn with_a_prior_and_decisive_playouts_the_moves_stay_legal() {
+    let mut settings = small(50);
+    settings.prior = 4;
+    settings.playout = Playout::Decisive;
+    assert!(check_legal(1, 100, &settings) > 500);
+    assert!(check_legal(2, 10, &settings) > 400);
+    settings.budget = Budget::iterations(5);
+    assert!(check_legal(3, 1, &settings) > 300);
+}
+
+#[test]
 fn plain_uct_and_the_levels_play_legal_moves_too() {
     let positions = random_positions(2, 10, 5);
     for (i, position) in positions.iter().enumerate() {
@@ -779,4 +790,42 @@ fn a_searcher_keeps_its_tree_between_moves_and_plays_legal_moves() {
     let report = searcher.think(&far, &small(500), 1, &Frozen);
     assert_eq!(report.reused, 0);
     assert!(legal(&far).contains(&report.square.unwrap()));
+}
+
+/// The one-move knowledge of the prior agrees with playing the moves:
+/// `wins_board` is exactly "the move closes its board with a line of the
+/// mover", `can_win_a_board` that some legal move does, `free_choice` that
+/// the target is not a leaf-level board.
+#[test]
+fn board_wins_and_free_choices_agree_with_playing_the_moves() {
+    for levels in 1..=3 {
+        let games = if levels == 3 { 2 } else { 30 };
+        for position in random_positions(levels, games, 17) {
+            let me = position.turn();
+            let moves = legal(&position);
+            let mut any = false;
+            for &square in &moves {
+                let next = after(&position, square);
+                let board = square.to_address(position.depth()).parent().unwrap();
+                let won = next.board_status(&board) == Some(BoardStatus::Won(me));
+                let wins = match &position {
+                    Position::D1(tree) => tree.wins_board(square, me),
+                    Position::D2(tree) => tree.wins_board(square, me),
+                    Position::D3(tree) => tree.wins_board(square, me),
+                    Position::D4(tree) => tree.wins_board(square, me),
+                };
+                assert_eq!(wins, won, "{square:?}");
+                any |= won;
+            }
+            let (can, free) = match &position {
+                Position::D1(tree) => (tree.can_win_a_board(), tree.free_choice()),
+                Position::D2(tree) => (tree.can_win_a_board(), tree.free_choice()),
+                Position::D3(tree) => (tree.can_win_a_board(), tree.free_choice()),
+                Position::D4(tree) => (tree.can_win_a_board(), tree.free_choice()),
+            };
+            assert_eq!(can, any);
+            let target = position.target().unwrap();
+            assert_eq!(free, target.len() + 1 < usize::from(levels));
+        }
+    }
 }

@@ -112,6 +112,19 @@ pub trait Game: Clone + PartialEq {
         found
     }
 
+    /// Whether `seat` putting its mark on `square` would complete a line in
+    /// the leaf-level board holding it (the square is empty and the board
+    /// open); ignores the target and whose turn it is.
+    fn wins_board(&self, square: Square, seat: Seat) -> bool;
+
+    /// Whether the side to move has a legal move that wins its leaf-level
+    /// board; false once the match is over.
+    fn can_win_a_board(&self) -> bool;
+
+    /// Whether the side to move may choose among several leaf-level boards
+    /// (it was sent to a closed one); false once the match is over.
+    fn free_choice(&self) -> bool;
+
     /// Whether `seat` putting its mark on `square` would win the match: the
     /// square is empty, no board on its path is decided, and the mark
     /// completes a line in its board, that board a line in its parent, and so

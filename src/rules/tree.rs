@@ -616,6 +616,35 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
         self.status
     }
 
+    fn wins_board(&self, square: Square, seat: Seat) -> bool {
+        let flat = square.index();
+        let Some(node) = self.nodes.get(Self::LEAF_START + flat / 9) else {
+            return false;
+        };
+        let bit = 1 << (flat % 9);
+        !self.status.is_over()
+            && self.relax(flat / 9) == (Self::LEAF_START + flat / 9) as u16
+            && node.done & bit == 0
+            && has_line(node.held[seat.index()] | bit)
+    }
+
+    fn can_win_a_board(&self) -> bool {
+        if self.status.is_over() {
+            return false;
+        }
+        let seat = usize::from(self.ply & 1);
+        let mut found = false;
+        self.visit_target(&mut |first, open| {
+            let held = self.nodes[Self::LEAF_START + first / 9].held[seat];
+            found |= COMPLETING[usize::from(held)] & open != 0;
+        });
+        found
+    }
+
+    fn free_choice(&self) -> bool {
+        !self.status.is_over() && usize::from(self.target) < Self::LEAF_START
+    }
+
     #[inline]
     fn would_win_match(&self, square: Square, seat: Seat) -> bool {
         let flat = square.index();
