@@ -829,3 +829,28 @@ fn board_wins_and_free_choices_agree_with_playing_the_moves() {
         }
     }
 }
+
+/// `match_winning_move` names the first legal move, in flat order, that
+/// `would_win_match` says wins, at depths 1–3.
+#[test]
+fn the_match_winning_move_is_the_first_that_would_win() {
+    let mut found = 0;
+    for levels in 1..=3 {
+        let games = if levels == 3 { 3 } else { 60 };
+        for position in random_positions(levels, games, 23) {
+            let me = position.turn();
+            let first = legal(&position)
+                .into_iter()
+                .find(|&square| position.would_win_match(square, me));
+            let named = match &position {
+                Position::D1(tree) => tree.match_winning_move(),
+                Position::D2(tree) => tree.match_winning_move(),
+                Position::D3(tree) => tree.match_winning_move(),
+                Position::D4(tree) => tree.match_winning_move(),
+            };
+            assert_eq!(named, first);
+            found += usize::from(first.is_some());
+        }
+    }
+    assert!(found > 50, "{found}");
+}

@@ -611,13 +611,15 @@ impl<G: Game> Tree<G> {
     fn expand(&mut self, node: usize, game: &G) -> bool {
         game.legal_moves(&mut self.moves);
         let moves = std::mem::take(&mut self.moves);
-        let mut list = moves.as_slice();
-        if self.tactics {
-            let me = game.turn();
-            if let Some(win) = list.iter().position(|&sq| game.would_win_match(sq, me)) {
-                list = &list[win..=win];
-            }
-        }
+        let win = if self.tactics {
+            game.match_winning_move()
+        } else {
+            None
+        };
+        let list = match &win {
+            Some(win) => std::slice::from_ref(win),
+            None => moves.as_slice(),
+        };
         let expanded = self.nodes.len() + list.len() <= MAX_NODES;
         if expanded {
             self.expand_with(node, game, list);

@@ -616,6 +616,36 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
         self.status
     }
 
+    fn match_winning_move(&self) -> Option<Square> {
+        if self.status.is_over() {
+            return None;
+        }
+        let seat = usize::from(self.ply & 1);
+        let mut found = None;
+        // A board win wins the match when each board on the way up
+        // completes a line of its parent; the way up is the same for every
+        // square of the board, so it is walked once per board with a win.
+        self.visit_target(&mut |first, open| {
+            let wins =
+                COMPLETING[usize::from(self.nodes[Self::LEAF_START + first / 9].held[seat])] & open;
+            if found.is_some() || wins == 0 {
+                return;
+            }
+            let mut board = Self::LEAF_START + first / 9;
+            while let Some(below) = board.checked_sub(1) {
+                board = below / 9;
+                if !has_line(self.nodes[board].held[seat] | 1 << (below % 9)) {
+                    return;
+                }
+            }
+            // Below 9^4, so it fits in a u16.
+            found = Some(Square::from_raw(
+                (first + wins.trailing_zeros() as usize) as u16,
+            ));
+        });
+        found
+    }
+
     fn wins_board(&self, square: Square, seat: Seat) -> bool {
         let flat = square.index();
         let Some(node) = self.nodes.get(Self::LEAF_START + flat / 9) else {
