@@ -95,13 +95,19 @@ impl Searcher {
 }
 
 /// The settings of `level` for `position`, within `clock_left` when given:
-/// the solver with random playouts at every depth. Greedy playouts stay
-/// selectable but are not the default: at depth 2 they scored 38.8% against
-/// the pre-solver level 5 where random ones scored 54.4% (README, "Strength").
+/// levels 1–4 the solver with random playouts at every depth, level 5
+/// [`Settings::strongest`] (decisive playouts, a one-move prior). Greedy
+/// playouts stay selectable but are not used: at depth 2 they scored 38.8%
+/// against the pre-solver level 5 where random ones scored 54.4% (README,
+/// "Strength").
 #[must_use]
 pub fn level_settings(position: &Position, level: Level, clock_left: Option<Duration>) -> Settings {
-    let depth = position.depth();
-    Settings::with_budget(Budget::for_level(level, depth, clock_left))
+    let budget = Budget::for_level(level, position.depth(), clock_left);
+    if level == Level::MAX {
+        Settings::strongest(budget)
+    } else {
+        Settings::with_budget(budget)
+    }
 }
 
 /// Picks a move for the side to move of `position`, within `clock_left` when
