@@ -16,7 +16,8 @@
 //!   iteration bounds still apply); `old5`: level 5 as it was before the
 //!   strength work of issue 22 ([`Settings::baseline`]). Either may take
 //!   overrides after a colon: `c=0.8` (exploration), `tactics=0|1`,
-//!   `solver=0|1`, `playout=random|greedy|careful`, `iters=N`.
+//!   `solver=0|1`, `playout=random|decisive|greedy|careful`, `iters=N`, `reuse=0|1`, `prior=N`
+//!   (keep the search tree between moves: on for the levels, off for `old5`).
 //! - `ab-NAME`: their alpha-beta preset NAME (`beginner`, `easy`, `medium`,
 //!   `hard`, `expert`, `max`); `puct-NAME`: their learned-policy PUCT
 //!   preset. `max` thinks `--ms` a move with its node or simulation limit
@@ -68,6 +69,8 @@ struct Overrides {
     solver: Option<bool>,
     playout: Option<Playout>,
     iterations: Option<u32>,
+    reuse: Option<bool>,
+    prior: Option<u8>,
 }
 
 impl Overrides {
@@ -89,14 +92,19 @@ impl Overrides {
                 "playout" => {
                     o.playout = Some(match value {
                         "random" => Playout::Random,
+                        "decisive" => Playout::Decisive,
                         "greedy" => Playout::Greedy,
                         "careful" => Playout::Careful,
                         _ => {
                             return Err(format!(
-                                "playout is random, greedy or careful, not {value:?}"
+                                "playout is random, decisive, greedy or careful, not {value:?}"
                             ));
                         }
                     });
+                }
+                "reuse" => o.reuse = Some(flag()?),
+                "prior" => {
+                    o.prior = Some(value.parse().map_err(|_| format!("bad prior {value:?}"))?);
                 }
                 "iters" => {
                     o.iterations = Some(value.parse().map_err(|_| format!("bad iters {value:?}"))?);
@@ -122,6 +130,9 @@ impl Overrides {
         }
         if let Some(n) = self.iterations {
             settings.budget.iterations = n;
+        }
+        if let Some(n) = self.prior {
+            settings.prior = n;
         }
     }
 }
@@ -187,7 +198,9 @@ impl Player {
 
 /// A player's state during one game.
 enum Engine {
-    Ours(Settings),
+    /// Our settings, and the searcher that keeps its tree between moves
+    /// when tree reuse is on.
+    Ours(Settings, Option<Box<cpu::Searcher>>),
     AlphaBeta(Box<other::Searcher>, other::SearchOptions),
     Puct(Box<other::MctsSearcher>, other::MctsOptions),
 }
@@ -196,17 +209,21 @@ impl Engine {
     fn new(player: &Player, depth: Depth, ms: u32) -> Engine {
         match player {
             Player::Ours { settings, .. } => {
-                let (mut s, overrides) = match *settings {
-                    OurSettings::Level(level, o) => {
-                        (cpu::level_settings(&Position::new(depth), level, None), o)
-                    }
+                // The levels keep their tree between moves; `old5` did not.
+                let (mut s, overrides, reuse) = match *settings {
+                    OurSettings::Level(level, o) => (
+                        cpu::level_settings(&Position::new(depth), level, None),
+                        o,
+                        true,
+                    ),
                     OurSettings::Baseline(o) => {
-                        (Settings::baseline(Budget::iterations(u32::MAX)), o)
+                        (Settings::baseline(Budget::iterations(u32::MAX)), o, false)
                     }
                 };
                 s.budget.time = Duration::from_millis(u64::from(ms));
                 overrides.apply(&mut s);
-                Engine::Ours(s)
+                let searcher = overrides.reuse.unwrap_or(reuse).then(Box::default);
+                Engine::Ours(s, searcher)
             }
             Player::AlphaBeta { options, .. } => {
                 Engine::AlphaBeta(Box::new(other::Searcher::new()), *options)
@@ -222,9 +239,12 @@ impl Engine {
         let from_theirs =
             |m: other::Move| Square::new(depth, usize::from(m.board() * 9 + m.cell()));
         match self {
-            Engine::Ours(settings) => {
+            Engine::Ours(settings, searcher) => {
                 let started = Instant::now();
-                cpu::think(ours, settings, seed, &started).square
+                match searcher {
+                    Some(searcher) => searcher.think(ours, settings, seed, &started).square,
+                    None => cpu::think(ours, settings, seed, &started).square,
+                }
             }
             Engine::AlphaBeta(searcher, options) => searcher
                 .search(theirs, *options)

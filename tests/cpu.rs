@@ -11,7 +11,8 @@ use std::cell::Cell;
 use std::time::Duration;
 
 use uttt::cpu::{
-    self, Budget, Decision, Level, Playout, Rng, Settings, Stopwatch, budget::clock_cap, think,
+    self, Budget, Decision, Level, Playout, Rng, Searcher, Settings, Stopwatch, budget::clock_cap,
+    think,
 };
 use uttt::rules::{
     Address, BoardStatus, Depth, Game, MoveList, Position, Seat, Square, Status, Tree1, Tree2,
@@ -248,6 +249,17 @@ fn never_an_illegal_move_at_depth_three() {
 #[test]
 fn never_an_illegal_move_at_depth_four() {
     assert!(check_legal(4, 1, &small(1)) > 1_000);
+}
+
+#[test]
+fn with_a_prior_and_decisive_playouts_the_moves_stay_legal() {
+    let mut settings = small(50);
+    settings.prior = 4;
+    settings.playout = Playout::Decisive;
+    assert!(check_legal(1, 100, &settings) > 500);
+    assert!(check_legal(2, 10, &settings) > 400);
+    settings.budget = Budget::iterations(5);
+    assert!(check_legal(3, 1, &settings) > 300);
 }
 
 #[test]
@@ -679,7 +691,12 @@ fn every_playout_policy_finishes_the_match_at_every_depth() {
         let status = cpu::playout(&mut game, &mut Rng::new(seed), policy);
         (game, status)
     }
-    for policy in [Playout::Random, Playout::Greedy, Playout::Careful] {
+    for policy in [
+        Playout::Random,
+        Playout::Decisive,
+        Playout::Greedy,
+        Playout::Careful,
+    ] {
         for seed in 0..20 {
             let (game, status) = finish::<Tree1>(policy, seed);
             assert!(status.is_over() && game.count_legal_moves() == 0);
@@ -689,4 +706,151 @@ fn every_playout_policy_finishes_the_match_at_every_depth() {
             assert!(status.is_over() && game.count_legal_moves() == 0);
         }
     }
+}
+
+/// `play_out` (the depth-2 fast loop, the generic one elsewhere) plays the
+/// same moves as `pick_legal_move` and `play_unchecked` in a loop with the
+/// same choices (and, when decisive, the first move that `would_win_match`
+/// names whenever there is one), and leaves the same final state, from
+/// random positions.
+#[test]
+fn play_out_agrees_with_the_rules_core_move_by_move() {
+    fn agree<G: Game>(game: &G, seed: u64, decisive: bool) {
+        let mut fast = game.clone();
+        let mut rng = Rng::new(seed);
+        let status = fast.play_out(decisive, |n| rng.below(n));
+        let mut slow = game.clone();
+        let mut rng = Rng::new(seed);
+        loop {
+            let me = slow.turn();
+            let mut moves = MoveList::new(G::DEPTH);
+            slow.legal_moves(&mut moves);
+            let win = moves
+                .as_slice()
+                .iter()
+                .copied()
+                .find(|&square| decisive && slow.would_win_match(square, me));
+            let Some(square) = win.or_else(|| slow.pick_legal_move(|n| rng.below(n))) else {
+                break;
+            };
+            slow.play_unchecked(square);
+        }
+        assert_eq!(status, slow.status());
+        assert!(fast == slow, "play_out left another state");
+    }
+    for levels in 1..=3 {
+        let games = if levels == 3 { 2 } else { 40 };
+        for (i, position) in random_positions(levels, games, 11).iter().enumerate() {
+            for decisive in [false, true] {
+                let seed = i as u64;
+                match position {
+                    Position::D1(tree) => agree(tree, seed, decisive),
+                    Position::D2(tree) => agree(tree, seed, decisive),
+                    Position::D3(tree) => agree(&**tree, seed, decisive),
+                    Position::D4(tree) => agree(&**tree, seed, decisive),
+                }
+            }
+        }
+    }
+}
+
+/// Two searchers that keep their trees play whole games at depths 1–3:
+/// every move is legal, each search after the first of a game starts from
+/// what the last one learned (the root's visits carry over), and a
+/// searcher asked about a position its tree does not hold starts afresh.
+#[test]
+fn a_searcher_keeps_its_tree_between_moves_and_plays_legal_moves() {
+    for levels in 1..=3 {
+        let settings = small(if levels == 3 { 300 } else { 2_000 });
+        let mut carried = 0;
+        let mut searches = 0;
+        for game in 0..4u64 {
+            let mut players = [Searcher::new(), Searcher::new()];
+            let mut position = Position::new(depth(levels));
+            while !position.status().is_over() {
+                let side = usize::from(position.turn() == Seat::O);
+                let report = players[side].think(&position, &settings, game, &Frozen);
+                let square = report.square.unwrap();
+                assert!(legal(&position).contains(&square), "{square:?}");
+                searches += u32::from(report.iterations > 0);
+                carried += u32::from(report.reused > 0);
+                position.play_square(square).unwrap();
+            }
+        }
+        assert!(
+            carried * 2 > searches,
+            "depth {levels}: {carried} of {searches}"
+        );
+    }
+    // A position the tree does not hold: a fresh search, still legal.
+    let mut searcher = Searcher::new();
+    let start = Position::new(depth(2));
+    searcher.think(&start, &small(500), 1, &Frozen);
+    let far = random_positions(2, 1, 5).swap_remove(20);
+    let report = searcher.think(&far, &small(500), 1, &Frozen);
+    assert_eq!(report.reused, 0);
+    assert!(legal(&far).contains(&report.square.unwrap()));
+}
+
+/// The one-move knowledge of the prior agrees with playing the moves:
+/// `wins_board` is exactly "the move closes its board with a line of the
+/// mover", `can_win_a_board` that some legal move does, `free_choice` that
+/// the target is not a leaf-level board.
+#[test]
+fn board_wins_and_free_choices_agree_with_playing_the_moves() {
+    for levels in 1..=3 {
+        let games = if levels == 3 { 2 } else { 30 };
+        for position in random_positions(levels, games, 17) {
+            let me = position.turn();
+            let moves = legal(&position);
+            let mut any = false;
+            for &square in &moves {
+                let next = after(&position, square);
+                let board = square.to_address(position.depth()).parent().unwrap();
+                let won = next.board_status(&board) == Some(BoardStatus::Won(me));
+                let wins = match &position {
+                    Position::D1(tree) => tree.wins_board(square, me),
+                    Position::D2(tree) => tree.wins_board(square, me),
+                    Position::D3(tree) => tree.wins_board(square, me),
+                    Position::D4(tree) => tree.wins_board(square, me),
+                };
+                assert_eq!(wins, won, "{square:?}");
+                any |= won;
+            }
+            let (can, free) = match &position {
+                Position::D1(tree) => (tree.can_win_a_board(), tree.free_choice()),
+                Position::D2(tree) => (tree.can_win_a_board(), tree.free_choice()),
+                Position::D3(tree) => (tree.can_win_a_board(), tree.free_choice()),
+                Position::D4(tree) => (tree.can_win_a_board(), tree.free_choice()),
+            };
+            assert_eq!(can, any);
+            let target = position.target().unwrap();
+            assert_eq!(free, target.len() + 1 < usize::from(levels));
+        }
+    }
+}
+
+/// `match_winning_move` names the first legal move, in flat order, that
+/// `would_win_match` says wins, at depths 1–3.
+#[test]
+fn the_match_winning_move_is_the_first_that_would_win() {
+    let mut found = 0;
+    for levels in 1..=3 {
+        let games = if levels == 3 { 3 } else { 60 };
+        for position in random_positions(levels, games, 23) {
+            let me = position.turn();
+            let first = legal(&position)
+                .into_iter()
+                .find(|&square| position.would_win_match(square, me));
+            let named = match &position {
+                Position::D1(tree) => tree.match_winning_move(),
+                Position::D2(tree) => tree.match_winning_move(),
+                Position::D3(tree) => tree.match_winning_move(),
+                Position::D4(tree) => tree.match_winning_move(),
+            };
+            assert_eq!(named, first);
+            found += usize::from(first.is_some());
+        }
+    }
+    assert!(found > 50, "{found}");
 }

@@ -9,6 +9,8 @@ use super::Rng;
 pub enum Playout {
     /// Uniformly random legal moves.
     Random,
+    /// Random, except that a move winning the match is always taken.
+    Decisive,
     /// Take a move that wins a board when there is one, otherwise (when
     /// sent to one board) avoid sending the opponent to a closed board (a
     /// free choice), otherwise random ([`Game::pick_greedy_move`]).
@@ -25,10 +27,7 @@ pub enum Playout {
 /// the one at a random index.
 #[inline]
 pub fn random_playout<G: Game>(game: &mut G, rng: &mut Rng) -> Status {
-    while let Some(square) = game.pick_legal_move(|count| rng.below(count)) {
-        game.play_unchecked(square);
-    }
-    game.status()
+    game.play_out(false, |count| rng.below(count))
 }
 
 /// Finishes the match on `game` with `policy` and returns its final status.
@@ -36,6 +35,7 @@ pub fn random_playout<G: Game>(game: &mut G, rng: &mut Rng) -> Status {
 pub fn playout<G: Game>(game: &mut G, rng: &mut Rng, policy: Playout) -> Status {
     let careful = match policy {
         Playout::Random => return random_playout(game, rng),
+        Playout::Decisive => return game.play_out(true, |count| rng.below(count)),
         Playout::Greedy => false,
         Playout::Careful => true,
     };

@@ -6,7 +6,7 @@ use super::{Depth, IllegalMove, MoveList, Seat, Square, Status};
 /// A match of one fixed depth: implemented by [`Tree1`](super::Tree1) …
 /// [`Tree4`](super::Tree4), so generic code compiles once per depth and pays
 /// nothing for the depths it does not use.
-pub trait Game: Clone {
+pub trait Game: Clone + PartialEq {
     /// The depth of this type's board tree.
     const DEPTH: Depth;
 
@@ -75,6 +75,55 @@ pub trait Game: Clone {
     /// move (so with a free choice, any move when no board can be won).
     /// `None` once the match is over.
     fn pick_greedy_move(&self, careful: bool, pick: impl FnMut(usize) -> usize) -> Option<Square>;
+
+    /// Plays random legal moves until the match ends, `pick(n)` choosing
+    /// one of the `n` legal moves in [`Game::legal_moves`]' order at each
+    /// step, and returns the final status: the same moves, and the same
+    /// final state, as [`Game::pick_legal_move`] and
+    /// [`Game::play_unchecked`] in a loop (a random playout), which is what
+    /// this does unless a depth has a faster way.
+    ///
+    /// When `decisive`, a step where the side to move can win the match
+    /// plays the first such move instead (and `pick` is not called).
+    fn play_out(&mut self, decisive: bool, mut pick: impl FnMut(usize) -> usize) -> Status {
+        loop {
+            if decisive && let Some(win) = self.match_winning_move() {
+                self.play_unchecked(win);
+                continue;
+            }
+            let Some(square) = self.pick_legal_move(&mut pick) else {
+                break;
+            };
+            self.play_unchecked(square);
+        }
+        self.status()
+    }
+
+    /// The first legal move, in [`Game::legal_moves`]' order, that wins the
+    /// match for the side to move; `None` when there is none.
+    fn match_winning_move(&self) -> Option<Square> {
+        let me = self.turn();
+        let mut found = None;
+        self.for_each_legal_move(|square| {
+            if found.is_none() && self.would_win_match(square, me) {
+                found = Some(square);
+            }
+        });
+        found
+    }
+
+    /// Whether `seat` putting its mark on `square` would complete a line in
+    /// the leaf-level board holding it (the square is empty and the board
+    /// open); ignores the target and whose turn it is.
+    fn wins_board(&self, square: Square, seat: Seat) -> bool;
+
+    /// Whether the side to move has a legal move that wins its leaf-level
+    /// board; false once the match is over.
+    fn can_win_a_board(&self) -> bool;
+
+    /// Whether the side to move may choose among several leaf-level boards
+    /// (it was sent to a closed one); false once the match is over.
+    fn free_choice(&self) -> bool;
 
     /// Whether `seat` putting its mark on `square` would win the match: the
     /// square is empty, no board on its path is decided, and the mark

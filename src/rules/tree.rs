@@ -251,6 +251,133 @@ impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
     }
 }
 
+impl<const D: usize, const BOARDS: usize> Tree<D, BOARDS> {
+    /// At depth 2 with a free choice: the first square (board, position)
+    /// that wins one of the `deciding` boards for `seat`.
+    #[inline]
+    fn deciding_square(&self, deciding: u16, seat: usize) -> Option<(usize, usize)> {
+        let mut boards = deciding & !self.nodes[0].done & FULL;
+        while boards != 0 {
+            let b = boards.trailing_zeros() as usize;
+            boards &= boards - 1;
+            let node = self.nodes[1 + b];
+            let wins = COMPLETING[usize::from(node.held[seat])] & !node.done & FULL;
+            if wins != 0 {
+                return Some((b, wins.trailing_zeros() as usize));
+            }
+        }
+        None
+    }
+
+    /// [`Game::play_out`] at depth 2, the playout of the classic game and
+    /// the CPU's hot loop: the same moves as the generic loop, but the board
+    /// and the position of each move stay apart (no flat index to divide),
+    /// the side to move and the target live in registers, and the ply, the
+    /// last move and the status are written once at the end.
+    #[inline]
+    fn play_out_two(&mut self, decisive: bool, pick: &mut impl FnMut(usize) -> usize) -> Status {
+        debug_assert_eq!(D, 2);
+        if self.status.is_over() {
+            return self.status;
+        }
+        // Boards 1..=9 are the small boards, board 0 the big one.
+        let mut seat = usize::from(self.ply & 1);
+        // The small board sent to (0..9), or 9 for a free choice.
+        let mut target = if self.target == 0 {
+            9
+        } else {
+            usize::from(self.target) - 1
+        };
+        let mut plies = 0u16;
+        let mut last = (0, 0);
+        let _ = last;
+        let status = loop {
+            // The boards whose win would win the match for the side to move.
+            let deciding = if decisive {
+                COMPLETING[usize::from(self.nodes[0].held[seat])]
+            } else {
+                0
+            };
+            let (board, position) = if target < 9 {
+                let node = self.nodes[1 + target];
+                let open = !node.done & FULL;
+                let wins = COMPLETING[usize::from(node.held[seat])] & open;
+                if deciding & (1 << target) != 0 && wins != 0 {
+                    (target, wins.trailing_zeros() as usize)
+                } else {
+                    let open = usize::from(open);
+                    let n = pick(usize::from(COUNT[open]));
+                    (target, usize::from(POSITIONS[open][n.min(8)]))
+                }
+            } else if let Some(win) = self.deciding_square(deciding, seat) {
+                win
+            } else {
+                // A free choice: every open square of every open board, in
+                // flat order.
+                let mut boards = !self.nodes[0].done & FULL;
+                let mut count = 0;
+                let mut rest = boards;
+                while rest != 0 {
+                    let b = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    count += usize::from(COUNT[usize::from(!self.nodes[1 + b].done & FULL)]);
+                }
+                let mut left = pick(count);
+                let mut chosen = (0, 0);
+                while boards != 0 {
+                    let b = boards.trailing_zeros() as usize;
+                    boards &= boards - 1;
+                    let open = usize::from(!self.nodes[1 + b].done & FULL);
+                    let here = usize::from(COUNT[open]);
+                    if left < here {
+                        chosen = (b, usize::from(POSITIONS[open][left]));
+                        break;
+                    }
+                    left -= here;
+                }
+                chosen
+            };
+            plies += 1;
+            last = (board, position);
+            let node = &mut self.nodes[1 + board];
+            let bit = 1 << position;
+            node.held[seat] |= bit;
+            node.done |= bit;
+            let won = has_line(node.held[seat]);
+            if won || node.done == FULL {
+                let root = &mut self.nodes[0];
+                let board_bit = 1 << board;
+                root.done |= board_bit;
+                if won {
+                    root.held[seat] |= board_bit;
+                    if has_line(root.held[seat]) {
+                        break Status::Won(if seat == 0 { Seat::X } else { Seat::O });
+                    }
+                }
+                if root.done == FULL {
+                    break Status::Drawn;
+                }
+            }
+            target = if self.nodes[0].done & (1 << position) != 0 {
+                9
+            } else {
+                position
+            };
+            seat ^= 1;
+        };
+        self.status = status;
+        // As after the generic loop: the target the last move was played
+        // in, never updated once the match is over.
+        self.target = if target < 9 { 1 + target as u16 } else { 0 };
+        self.ply += plies;
+        if plies > 0 {
+            // Below 81, so it fits in a u16.
+            self.last = Some(Square::from_raw((last.0 * 9 + last.1) as u16));
+        }
+        status
+    }
+}
+
 impl<const D: usize, const BOARDS: usize> Default for Tree<D, BOARDS> {
     fn default() -> Self {
         Self::new()
@@ -469,6 +596,83 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
             good |= 1 << position;
         }
         choose(if good == 0 { open } else { good }, &mut pick)
+    }
+
+    #[inline]
+    fn play_out(&mut self, decisive: bool, mut pick: impl FnMut(usize) -> usize) -> Status {
+        if D == 2 {
+            return self.play_out_two(decisive, &mut pick);
+        }
+        loop {
+            if decisive && let Some(win) = self.match_winning_move() {
+                self.play_unchecked(win);
+                continue;
+            }
+            let Some(square) = self.pick_legal_move(&mut pick) else {
+                break;
+            };
+            self.play_unchecked(square);
+        }
+        self.status
+    }
+
+    fn match_winning_move(&self) -> Option<Square> {
+        if self.status.is_over() {
+            return None;
+        }
+        let seat = usize::from(self.ply & 1);
+        let mut found = None;
+        // A board win wins the match when each board on the way up
+        // completes a line of its parent; the way up is the same for every
+        // square of the board, so it is walked once per board with a win.
+        self.visit_target(&mut |first, open| {
+            let wins =
+                COMPLETING[usize::from(self.nodes[Self::LEAF_START + first / 9].held[seat])] & open;
+            if found.is_some() || wins == 0 {
+                return;
+            }
+            let mut board = Self::LEAF_START + first / 9;
+            while let Some(below) = board.checked_sub(1) {
+                board = below / 9;
+                if !has_line(self.nodes[board].held[seat] | 1 << (below % 9)) {
+                    return;
+                }
+            }
+            // Below 9^4, so it fits in a u16.
+            found = Some(Square::from_raw(
+                (first + wins.trailing_zeros() as usize) as u16,
+            ));
+        });
+        found
+    }
+
+    fn wins_board(&self, square: Square, seat: Seat) -> bool {
+        let flat = square.index();
+        let Some(node) = self.nodes.get(Self::LEAF_START + flat / 9) else {
+            return false;
+        };
+        let bit = 1 << (flat % 9);
+        !self.status.is_over()
+            && self.relax(flat / 9) == (Self::LEAF_START + flat / 9) as u16
+            && node.done & bit == 0
+            && has_line(node.held[seat.index()] | bit)
+    }
+
+    fn can_win_a_board(&self) -> bool {
+        if self.status.is_over() {
+            return false;
+        }
+        let seat = usize::from(self.ply & 1);
+        let mut found = false;
+        self.visit_target(&mut |first, open| {
+            let held = self.nodes[Self::LEAF_START + first / 9].held[seat];
+            found |= COMPLETING[usize::from(held)] & open != 0;
+        });
+        found
+    }
+
+    fn free_choice(&self) -> bool {
+        !self.status.is_over() && usize::from(self.target) < Self::LEAF_START
     }
 
     #[inline]
