@@ -68,6 +68,8 @@ static ASSETS: &[Asset] = assets![
     "js/queue.js",
     "js/room.js",
     "js/session.js",
+    "js/tournament.js",
+    "js/tournaments.js",
     "js/tree.js",
 ];
 

@@ -4,12 +4,14 @@
 // while it is open; without it, a heartbeat every `presence.heartbeat_ms` of
 // the state does. Moves are posted with the ply they answer and the measured
 // round trip as `lag_ms` (credited back within the player's lag quota).
-// Under a finished match, the engine analysis (js/analysis.js).
+// Under a finished match, the engine analysis (js/analysis.js). A tournament
+// game links back to its tournament and, once over, offers the player's next
+// game as soon as `tournament_pairing` arrives.
 
 import * as api from './api.js';
 import { mountAnalysis } from './analysis.js';
 import { breadcrumbs, renderBoard } from './board.js';
-import { botBadge } from './challenges.js';
+import { botBadge, onEvent } from './challenges.js';
 import { Clocks, format } from './clock.js';
 import { LagMeter } from './lag.js';
 import { depthText, h, notice, replace, showError, timeControlText } from './dom.js';
@@ -54,6 +56,7 @@ export function mount(root, id, go) {
     m.closed = true;
     m.es?.close();
     m.playerEvents?.close();
+    m.offPairing?.();
     m.unmountAnalysis?.();
     for (const t of m.timers) clearInterval(t);
     clearTimeout(m.reconnect);
@@ -65,6 +68,7 @@ function skeleton(m) {
   m.parts = {
     title: h('h1', { class: 'match-title' }, 'Match'),
     meta: h('p', { class: 'match-meta' }),
+    tournament: h('p', { class: 'match-tournament', hidden: true }),
     nav: h('div', { class: 'board-nav' }),
     board: h('div', { class: 'board-host' }),
     seats: h('div', { class: 'seats' }),
@@ -78,7 +82,7 @@ function skeleton(m) {
   };
   const p = m.parts;
   return h('section', { class: 'screen match', dataset: { matchId: m.id } },
-    h('header', { class: 'match-head' }, p.title, p.meta),
+    h('header', { class: 'match-head' }, p.title, p.meta, p.tournament),
     h('div', { class: 'match-body' },
       p.seats,
       h('div', { class: 'board-area' }, p.nav, p.board),
@@ -264,11 +268,17 @@ function render(m) {
   el.dataset.mySeat = seat ?? '';
   el.dataset.depth = String(s.depth);
 
-  const mode = { practice: 'Practice', casual: 'Casual', ranked: 'Ranked' }[s.mode] ?? s.mode;
+  const mode = { practice: 'Practice', casual: 'Casual', ranked: 'Ranked', tournament: 'Tournament' }[s.mode] ?? s.mode;
   m.parts.title.textContent = `${mode}: ${s.players.x.username} vs ${s.players.o.username}`;
   const room = s.room_code ? ` · room ${s.room_code}` : '';
   const ladder = s.ladder ? ` · ${s.ladder}` : '';
   m.parts.meta.textContent = `${depthText(s.depth)} (depth ${s.depth}) · ${timeControlText(s.time_control)}${s.rated ? ' · rated' : ''}${ladder}${room}`;
+  m.parts.tournament.hidden = !s.tournament;
+  if (s.tournament) {
+    replace(m.parts.tournament, h('a', { href: `#/tournaments/${encodeURIComponent(s.tournament.id)}` },
+      `Tournament — round ${s.tournament.round}`));
+    if (seat) watchTournament(m);
+  }
 
   renderSeats(m, seat);
   renderStatus(m, seat);
@@ -407,6 +417,10 @@ function renderActions(m, seat) {
         items.push(h('button', { type: 'button', class: 'primary', onclick: () => rematch(m) }, 'Rematch'));
       }
       watchRoom(m);
+    } else if (s.tournament && seat) {
+      items.push(m.nextGame
+        ? h('button', { type: 'button', class: 'primary', onclick: () => m.go(`#/match/${m.nextGame}`) }, 'Go to your next game')
+        : h('a', { class: 'button primary', href: `#/tournaments/${encodeURIComponent(s.tournament.id)}` }, 'Back to the tournament'));
     } else if (s.mode === 'practice' && seat) {
       items.push(h('button', { type: 'button', class: 'primary', onclick: () => playAgain(m) }, 'Play again'));
     } else if (s.mode === 'ranked' && s.ladder && seat) {
@@ -494,6 +508,17 @@ function watchRoom(m) {
   m.roomWatch = setInterval(poll, 5000);
   m.timers.push(m.roomWatch);
   poll();
+}
+
+/** A seated player's tournament game: notices the pairing of their next game (`tournament_pairing`). */
+function watchTournament(m) {
+  if (m.offPairing) return;
+  m.offPairing = onEvent('tournament_pairing', (d) => {
+    if (m.closed || d.tournament_id !== m.state.tournament?.id || d.match_id === m.id) return;
+    m.nextGame = d.match_id;
+    notice(`Round ${d.round} is paired: your next game is ready.`);
+    render(m);
+  });
 }
 
 async function playAgain(m) {
