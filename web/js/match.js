@@ -276,7 +276,7 @@ function render(m) {
   m.parts.tournament.hidden = !s.tournament;
   if (s.tournament) {
     replace(m.parts.tournament, h('a', { href: `#/tournaments/${encodeURIComponent(s.tournament.id)}` },
-      `Tournament — round ${s.tournament.round}`));
+      s.tournament.round ? `Tournament — round ${s.tournament.round}` : 'Tournament'));
     if (seat) watchTournament(m);
   }
 

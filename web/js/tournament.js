@@ -5,11 +5,14 @@
 // player) for the director only. Live from the tournament's event stream
 // (event `tournament`, id = version): each change re-reads the standings and
 // the round. When `tournament_pairing` for this tournament arrives on the
-// player's own stream, the page goes to the new game.
+// player's own stream, the page goes to the new game. An arena shows the
+// time left, who is on fire, and a berserk button on your game while its
+// first move is not played.
 
 import * as api from './api.js';
 import { onEvent } from './challenges.js';
-import { formError, field, h, replace, showError } from './dom.js';
+import { format } from './clock.js';
+import { formError, field, h, notice, replace, showError } from './dom.js';
 import { settingsText, startText } from './tournaments.js';
 
 /** Standings pages read at most (100 players each). */
@@ -46,6 +49,7 @@ export function mount(root, id, go) {
     closed: false,
     retry: 1000,
     off: [],
+    refused: new Set(),
   };
   t.parts = {
     title: h('h1', { class: 'tournament-title' }, 'Tournament'),
@@ -71,8 +75,10 @@ export function mount(root, id, go) {
     if (!t.closed && d.tournament_id === id && d.match_id) go(`#/match/${d.match_id}`);
   }));
   load(t);
+  t.ticker = setInterval(() => tickCountdown(t), 1000);
   return () => {
     t.closed = true;
+    clearInterval(t.ticker);
     t.es?.close();
     clearTimeout(t.reconnect);
     clearTimeout(t.refreshTimer);
@@ -152,12 +158,16 @@ async function apply(t, next) {
 
 async function refresh(t) {
   const v = t.view;
-  const [standings, round] = await Promise.all([
+  const arena = v.kind === 'arena';
+  const [standings, round, games] = await Promise.all([
     allStandings(t.id),
-    v.round > 0 ? api.get(`/tournaments/${api.seg(t.id)}/rounds/${v.round}`) : null,
+    !arena && v.round > 0 ? api.get(`/tournaments/${api.seg(t.id)}/rounds/${v.round}`) : null,
+    arena && v.status === 'running' ? api.get(`/tournaments/${api.seg(t.id)}/games?limit=100`) : null,
   ]);
   if (t.closed) return;
   t.standings = standings;
+  const me = api.me();
+  t.arenaGame = games?.items.find((g) => !g.result && (g.x.id === me?.id || g.o.id === me?.id)) ?? null;
   if (round) t.rounds.set(round.round, round);
   if (t.shown && t.shown !== v.round && !t.rounds.has(t.shown)) {
     t.rounds.set(t.shown, await api.get(`/tournaments/${api.seg(t.id)}/rounds/${t.shown}`));
@@ -208,7 +218,8 @@ function render(t) {
     ` · ${v.players}${cap} player${v.players === 1 ? '' : 's'}`,
     v.private ? ' · entry code needed' : '',
     v.min_rating ? ` · rating ${Math.round(v.min_rating)}+` : '');
-  p.status.textContent = statusText(t);
+  replace(p.status, statusText(t), v.kind === 'arena' && v.status === 'running' ? [' ', h('span', { class: 'countdown' })] : null);
+  tickCountdown(t);
   renderYou(t);
   renderDirector(t);
   renderStandings(t);
@@ -223,6 +234,7 @@ function statusText(t) {
     case 'finished': return 'Finished: the standings are final.';
     case 'cancelled': return 'Cancelled.';
     default: {
+      if (v.kind === 'arena') return 'Being played: a player who finishes a game is paired again.';
       const round = t.rounds.get(v.round);
       const over = round && round.pairings.every((g) => g.result);
       if (over && v.round < v.rounds) return `Round ${v.round} of ${v.rounds} is over; round ${v.round + 1} is paired shortly.`;
@@ -243,9 +255,10 @@ function renderYou(t) {
   } else if (me && v.status === 'registering') {
     items.push(h('p', { class: 'you-registered' }, 'You are registered.'));
   } else if (me && v.status === 'running') {
-    items.push(yourGame(t));
+    items.push(v.kind === 'arena' ? arenaGame(t) : yourGame(t));
   }
-  if (!me && open) items.push(joinForm(t));
+  // One form for the page's life: a re-render must not wipe a code being typed.
+  if (!me && open) items.push(t.joinForm ??= joinForm(t));
   else if (!me && v.status === 'running') items.push(h('p', { class: 'muted' }, 'Entries are closed: you may watch the games.'));
   if (me && !me.withdrawn && (v.status === 'registering' || v.status === 'running')) {
     items.push(confirmed(t, 'withdraw', 'Withdraw', 'Withdraw from the tournament?', 'Yes, withdraw',
@@ -274,6 +287,50 @@ function yourGame(t) {
   return h('p', { class: 'your-game', dataset: { match: game.match_id } },
     `Round ${v.round}: you ${outcome} against ${opponent.username}.${next} `,
     h('a', { href: `#/match/${game.match_id}` }, 'See the game'));
+}
+
+/** When an arena ends (ms since the epoch), or null. */
+function arenaEnd(v) {
+  if (v.ends_at) return Date.parse(v.ends_at);
+  return v.starts_at && v.duration_ms ? Date.parse(v.starts_at) + v.duration_ms : null;
+}
+
+/** Updates a running arena's "ends in" countdown. */
+function tickCountdown(t) {
+  const el = t.parts.status.querySelector('.countdown');
+  const end = t.view && arenaEnd(t.view);
+  if (!el || !end) return;
+  const left = Math.max(0, end - Date.now());
+  el.textContent = left ? `Ends in ${format(left)}.` : 'Time is up: the games still running finish.';
+}
+
+/** Your arena game: one click to it, and berserk while allowed. */
+function arenaGame(t) {
+  const g = t.arenaGame;
+  if (!g) return h('p', { class: 'your-game muted' }, 'Waiting for an opponent…');
+  const me = api.me();
+  const opponent = g.x.id === me.id ? g.o : g.x;
+  const clock = t.view.time_control?.kind === 'clock';
+  return h('div', { class: 'your-game', dataset: { match: g.match_id } },
+    h('p', {}, `Your game against ${opponent.username}.`),
+    h('div', { class: 'actions' },
+      h('a', { class: 'button primary', href: `#/match/${g.match_id}` }, 'Go to your game'),
+      clock && !t.refused.has(g.match_id) ? h('button', {
+        type: 'button',
+        class: 'secondary',
+        title: 'Halve your clock before your first move: a win scores one point more',
+        onclick: async () => {
+          try {
+            await api.post(`/tournaments/${api.seg(t.id)}/berserk`, { match_id: g.match_id });
+            notice('Berserk: your clock is halved.');
+          } catch (err) {
+            if (err.code !== 'berserk_not_allowed') showError(err);
+          }
+          // Once is all it can be done (or it is no longer allowed).
+          t.refused.add(g.match_id);
+          render(t);
+        },
+      }, 'Berserk') : null));
 }
 
 function joinForm(t) {
@@ -368,7 +425,8 @@ function renderStandings(t) {
   },
   h('td', {}, String(s.rank)),
   h('td', {}, h('a', { href: `#/players/${encodeURIComponent(s.player.username)}` }, s.player.username),
-    s.withdrawn ? h('span', { class: 'badge' }, 'withdrawn') : null),
+    s.withdrawn ? h('span', { class: 'badge' }, 'withdrawn') : null,
+    arena && s.tiebreaks?.fire ? h('span', { class: 'badge fire', title: 'Two wins in a row: wins score double' }, 'on fire') : null),
   h('td', { class: 'score' }, scoreText(s.score)),
   arena
     ? h('td', {}, String(Math.round(s.tiebreaks?.performance ?? 0)))

@@ -78,13 +78,19 @@ function createCard(go) {
   const settings = h('div', { class: 'stack' },
     field('Board depth', select('depth', DEPTHS, 2)),
     field('Time control', select('time_control', GAME_TIME_CONTROLS.map(([id, label]) => [id, label]), 'clock-10')));
+  const kindSelect = select('kind', [['swiss', 'Swiss (fixed rounds)'], ['arena', 'Arena (fixed duration)']], 'swiss');
+  const swiss = h('div', { class: 'stack' },
+    field('Rounds', h('input', { name: 'rounds', type: 'number', min: 1, max: 30, value: 5 })),
+    field('Pause between rounds (seconds)', h('input', { name: 'round_pause_s', type: 'number', min: 0, max: 3600, value: 10 })));
+  const arena = h('div', { class: 'stack' },
+    field('Duration (minutes)', h('input', { name: 'duration_min', type: 'number', min: 10, max: 1440, value: 60 })));
   const form = h('form', { class: 'stack', 'aria-label': 'Create a tournament' },
     field('Name', h('input', { name: 'name', required: true, maxlength: 80, autocomplete: 'off' })),
-    field('Kind', select('kind', [['swiss', 'Swiss (fixed rounds)']], 'swiss')),
-    field('Rounds', h('input', { name: 'rounds', type: 'number', min: 1, max: 30, value: 5, required: true })),
+    field('Kind', kindSelect),
+    swiss,
+    arena,
     field('Rated on', ladderSelect),
     settings,
-    field('Pause between rounds (seconds)', h('input', { name: 'round_pause_s', type: 'number', min: 0, max: 3600, value: 10 })),
     field('Starts at (empty: you start it)', h('input', { name: 'starts_at', type: 'datetime-local' })),
     field('Most players (optional)', h('input', { name: 'max_players', type: 'number', min: 2, max: 10000 })),
     field('Entry code (optional: makes it private)', h('input', { name: 'entry_code', maxlength: 32, autocomplete: 'off', spellcheck: 'false' })),
@@ -92,8 +98,15 @@ function createCard(go) {
     h('p', { class: 'form-error', role: 'alert' }),
     h('button', { type: 'submit', class: 'primary' }, 'Create the tournament'));
   // A ladder's own depth and time control apply: the fields would only mislead.
-  const sync = () => { settings.hidden = Boolean(ladderSelect.value); };
+  // Only the fields of the chosen kind show.
+  const sync = () => {
+    settings.hidden = Boolean(ladderSelect.value);
+    swiss.hidden = kindSelect.value !== 'swiss';
+    arena.hidden = kindSelect.value !== 'arena';
+  };
   ladderSelect.addEventListener('change', sync);
+  kindSelect.addEventListener('change', sync);
+  sync();
   api.get('/ladders').then((ladders) => {
     for (const l of ladders.filter((x) => x.rated)) {
       ladderSelect.append(h('option', { value: l.id }, `${l.name} · depth ${l.depth} · ${timeControlText(l.time_control)}`));
@@ -102,14 +115,20 @@ function createCard(go) {
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const data = new FormData(form);
-    const body = { name: String(data.get('name')).trim(), kind: data.get('kind'), rounds: optionalNumber(data, 'rounds') };
+    const body = { name: String(data.get('name')).trim(), kind: data.get('kind') };
+    if (body.kind === 'arena') {
+      const minutes = optionalNumber(data, 'duration_min');
+      if (minutes !== undefined) body.duration_ms = Math.round(minutes * 60_000);
+    } else {
+      body.rounds = optionalNumber(data, 'rounds');
+      const pause = optionalNumber(data, 'round_pause_s');
+      if (pause !== undefined) body.round_pause_ms = Math.round(pause * 1000);
+    }
     if (data.get('ladder')) body.ladder = data.get('ladder');
     else {
       body.depth = Number(data.get('depth'));
       body.time_control = GAME_TIME_CONTROLS.find(([id]) => id === data.get('time_control'))[2];
     }
-    const pause = optionalNumber(data, 'round_pause_s');
-    if (pause !== undefined) body.round_pause_ms = Math.round(pause * 1000);
     const starts = String(data.get('starts_at') ?? '');
     if (starts) body.starts_at = new Date(starts).toISOString();
     body.max_players = optionalNumber(data, 'max_players');
@@ -121,8 +140,9 @@ function createCard(go) {
       const t = await api.post('/tournaments', body);
       go(`#/tournaments/${encodeURIComponent(t.id)}`);
     } catch (err) {
-      // The API names `round_pause_ms`; the form asks in seconds.
-      for (const f of err.fields ?? []) if (f.field === 'round_pause_ms') f.field = 'round_pause_s';
+      // The API counts milliseconds; the form asks in seconds and minutes.
+      const asked = { round_pause_ms: 'round_pause_s', duration_ms: 'duration_min' };
+      for (const f of err.fields ?? []) f.field = asked[f.field] ?? f.field;
       formError(form, err);
     }
   });
