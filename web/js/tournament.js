@@ -264,6 +264,8 @@ function renderYou(t) {
     items.push(confirmed(t, 'withdraw', 'Withdraw', 'Withdraw from the tournament?', 'Yes, withdraw',
       () => api.post(`/tournaments/${api.seg(t.id)}/withdraw`)));
   }
+  // Nothing to say to someone who did not enter a tournament that is over.
+  t.parts.you.hidden = items.length === 1;
   replace(t.parts.you, items);
 }
 
@@ -470,7 +472,7 @@ function renderRound(t) {
   const rows = round.pairings.map((g) => {
     const yours = g.x.id === me?.id || g.o.id === me?.id;
     return h('tr', { class: yours ? 'me' : '', dataset: { match: g.match_id, result: g.result ?? '' } },
-      h('td', {}, String(g.board)),
+      h('td', { class: 'wide' }, String(g.board)),
       h('td', {}, h('span', { class: 'mark-x' }, 'X '), g.x.username),
       h('td', {}, h('span', { class: 'mark-o' }, 'O '), g.o.username),
       h('td', { class: 'result-cell' }, g.result ? RESULTS[g.result] : 'playing'),
@@ -478,7 +480,7 @@ function renderRound(t) {
   });
   replace(box, h('div', { class: 'round-head' }, h('h2', {}, `Round ${round.round} pairings`), picker),
     h('div', { class: 'table-scroll' }, h('table', { class: 'pairings' },
-      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Board'), h('th', { scope: 'col' }, 'X'), h('th', { scope: 'col' }, 'O'),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'wide' }, 'Board'), h('th', { scope: 'col' }, 'X'), h('th', { scope: 'col' }, 'O'),
         h('th', { scope: 'col' }, 'Result'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Game')))),
       h('tbody', {}, rows))),
     round.bye ? h('p', { class: 'bye' }, `Bye: ${round.bye.username} (1 point)`) : null);

@@ -51,8 +51,8 @@ await run('tournament', async (browser) => {
     await signUp(director, dName);
     await director.getByRole('link', { name: 'Tournaments' }).click();
     const form = director.getByRole('form', { name: 'Create a tournament' });
-    await form.getByLabel('Name').fill(name);
-    await form.getByLabel('Rounds').fill('2');
+    await form.getByLabel('Name', { exact: true }).fill(name);
+    await form.getByLabel('Rounds', { exact: true }).fill('2');
     await form.getByLabel('Rated on').selectOption('');
     await form.getByLabel('Board depth').selectOption('1');
     await form.getByLabel('Time control').selectOption('turn-30');
