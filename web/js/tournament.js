@@ -405,7 +405,7 @@ function renderDirector(t) {
   }
   items.push(h('div', { class: 'actions' }, confirmed(t, 'cancel', 'Cancel the tournament', 'Cancel it for everyone?', 'Yes, cancel it',
     async () => apply(t, await api.post(`/tournaments/${api.seg(t.id)}/cancel`)))));
-  items.push(h('p', { class: 'muted' }, 'Remove a player from the standings below.'));
+  items.push(h('p', { class: 'muted' }, 'Remove a player from the standings.'));
   replace(box, items);
 }
 
