@@ -1,7 +1,8 @@
 // A Swiss tournament in the web client: a director creates a private
 // two-round Swiss in the form; one player finds it in the list and joins
-// with the entry code (a wrong code is refused), three more join through the
-// API; the director starts it; the player is taken to their game, goes back
+// with the entry code (a wrong code is refused), withdraws and joins again;
+// four more join through the API and the director removes one; the
+// director starts it; the player is taken to their game, goes back
 // to the tournament by the match's link and clicks through to the game
 // again; results show in the director's standings live, without a reload;
 // round 2 is paired and the player's page follows them into the new game;
@@ -71,7 +72,7 @@ await run('tournament', async (browser) => {
     await director.evaluate(() => { window.notReloaded = true; });
   });
 
-  await step('a player finds it under Upcoming and joins with the entry code (a wrong one is refused)', async () => {
+  await step('a player finds it under Upcoming and joins with the entry code (a wrong one is refused), withdraws and joins again', async () => {
     await signUp(player, pName);
     await player.getByRole('link', { name: 'Tournaments' }).click();
     const item = player.locator(`.tournament-list[data-status="registering"] li[data-tournament="${id}"]`);
@@ -87,18 +88,33 @@ await run('tournament', async (browser) => {
     await form.getByLabel('Entry code').fill(CODE);
     await form.getByRole('button', { name: 'Join' }).click();
     await player.locator('.you-registered').waitFor();
+    // Withdrawing before the start takes the entry back; joining again works.
+    await player.getByRole('button', { name: 'Withdraw' }).click();
+    await player.getByRole('button', { name: 'Yes, withdraw' }).click();
+    await form.getByRole('button', { name: 'Join' }).waitFor();
+    await form.getByLabel('Entry code').fill(CODE);
+    await form.getByRole('button', { name: 'Join' }).click();
+    await player.locator('.you-registered').waitFor();
     await player.screenshot({ path: join(SHOTS, 'tournament-registered.png'), fullPage: true });
   });
 
   const others = {};
-  await step('three more players join through the API; the director\'s page counts them live', async () => {
-    for (const prefix of ['tc', 'te', 'tf']) {
+  await step('four more join through the API; the director\'s page counts them live and removes one', async () => {
+    for (const prefix of ['tc', 'te', 'tf', 'tg']) {
       const who = uniqueName(prefix);
       const reg = await call('POST', '/auth/register', { username: who, password: PASSWORD });
       await call('POST', `/tournaments/${id}/join`, { entry_code: CODE }, reg.access_token);
       others[who] = reg.access_token;
     }
-    await director.waitForFunction(() => document.querySelectorAll('table.standings tbody tr').length === 4);
+    await director.waitForFunction(() => document.querySelectorAll('table.standings tbody tr').length === 5);
+    assert.match(await director.locator('.match-meta').textContent(), /5 players/);
+    const removed = Object.keys(others)[3];
+    delete others[removed];
+    const row = director.locator(`table.standings tr[data-player="${removed}"]`);
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByRole('button', { name: 'Yes, remove' }).click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal((await shown(director)).standings.length, 4);
     assert.match(await director.locator('.match-meta').textContent(), /4 players/);
   });
 
