@@ -475,13 +475,14 @@ function renderRound(t) {
       h('td', { class: 'wide' }, String(g.board)),
       h('td', {}, h('span', { class: 'mark-x' }, 'X '), g.x.username),
       h('td', {}, h('span', { class: 'mark-o' }, 'O '), g.o.username),
-      h('td', { class: 'result-cell' }, g.result ? RESULTS[g.result] : 'playing'),
-      h('td', {}, h('a', { href: `#/match/${g.match_id}` }, yours && !g.result ? 'Your game' : g.result ? 'See' : 'Watch')));
+      // The result links to the game (one column less on a phone).
+      h('td', { class: 'result-cell' }, h('a', { href: `#/match/${g.match_id}` },
+        g.result ? RESULTS[g.result] : yours ? 'Your game' : 'playing: watch')));
   });
   replace(box, h('div', { class: 'round-head' }, h('h2', {}, `Round ${round.round} pairings`), picker),
     h('div', { class: 'table-scroll' }, h('table', { class: 'pairings' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'wide' }, 'Board'), h('th', { scope: 'col' }, 'X'), h('th', { scope: 'col' }, 'O'),
-        h('th', { scope: 'col' }, 'Result'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Game')))),
+        h('th', { scope: 'col' }, 'Result'))),
       h('tbody', {}, rows))),
     round.bye ? h('p', { class: 'bye' }, `Bye: ${round.bye.username} (1 point)`) : null);
 }

@@ -107,7 +107,7 @@ await run('tournament', async (browser) => {
       others[who] = reg.access_token;
     }
     await director.waitForFunction(() => document.querySelectorAll('table.standings tbody tr').length === 5);
-    assert.match(await director.locator('.match-meta').textContent(), /5 players/);
+    await director.locator('.match-meta', { hasText: '· 5 players' }).waitFor();
     const removed = Object.keys(others)[3];
     delete others[removed];
     const row = director.locator(`table.standings tr[data-player="${removed}"]`);
@@ -115,7 +115,7 @@ await run('tournament', async (browser) => {
     await row.getByRole('button', { name: 'Yes, remove' }).click();
     await row.waitFor({ state: 'detached' });
     assert.equal((await shown(director)).standings.length, 4);
-    assert.match(await director.locator('.match-meta').textContent(), /4 players/);
+    await director.locator('.match-meta', { hasText: '· 4 players' }).waitFor();
   });
 
   let first;
@@ -174,9 +174,15 @@ await run('tournament', async (browser) => {
     await call('POST', `/matches/${other.match_id}/resign`, {}, others[other.o.username]);
     await director.locator('section.tournament[data-status="finished"]').waitFor();
     await director.getByRole('heading', { name: 'Final standings' }).waitFor();
-    const api = (await call('GET', `/tournaments/${id}/standings`)).items;
-    const s = await shown(director);
-    assert.deepEqual(s.standings.map((r) => [r.name, r.score]), api.map((r) => [r.player.username, r.score]));
+    const api = (await call('GET', `/tournaments/${id}/standings`)).items.map((r) => [r.player.username, r.score]);
+    // The status shows at once; the standings follow as soon as they are re-read.
+    let s;
+    for (let tries = 0; tries < 50; tries += 1) {
+      s = await shown(director);
+      if (JSON.stringify(s.standings.map((r) => [r.name, r.score])) === JSON.stringify(api)) break;
+      await director.waitForTimeout(100);
+    }
+    assert.deepEqual(s.standings.map((r) => [r.name, r.score]), api);
     assert.equal(s.standings.find((r) => r.name === pName).score, 1);
     assert.match(s.text, /Finished/);
     assert.equal(s.director, false, 'no controls once it is over');
