@@ -230,7 +230,7 @@ function render(t) {
 function statusText(t) {
   const v = t.view;
   switch (v.status) {
-    case 'registering': return `Taking entries · starts: ${startText(v)}.`;
+    case 'registering': return v.starts_at ? `Taking entries · starts ${startText(v)}.` : 'Taking entries until the director starts it.';
     case 'finished': return 'Finished: the standings are final.';
     case 'cancelled': return 'Cancelled.';
     default: {

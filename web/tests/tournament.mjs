@@ -67,7 +67,7 @@ await run('tournament', async (browser) => {
     const s = await shown(director);
     assert.ok(s.director, 'the director sees the director\'s controls');
     assert.match(await director.locator('.match-meta').textContent(), /Swiss · 2 rounds · tic-tac-toe · 30 s a turn · casual/);
-    assert.match(s.text, /Taking entries · starts: the director starts it/);
+    assert.match(s.text, /Taking entries until the director starts it/);
     // The page is live from here on: a reload would drop this mark.
     await director.evaluate(() => { window.notReloaded = true; });
   });
