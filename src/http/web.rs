@@ -62,6 +62,7 @@ static ASSETS: &[Asset] = assets![
     "js/dom.js",
     "js/lag.js",
     "js/ladders.js",
+    "js/live.js",
     "js/lobby.js",
     "js/match.js",
     "js/profile.js",

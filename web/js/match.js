@@ -14,6 +14,7 @@ import { breadcrumbs, renderBoard } from './board.js';
 import { botBadge, onEvent } from './challenges.js';
 import { Clocks, format } from './clock.js';
 import { LagMeter } from './lag.js';
+import { follow, indicator } from './live.js';
 import { depthText, h, notice, replace, showError, timeControlText } from './dom.js';
 import { startPractice, startQueue } from './lobby.js';
 import { describe, key, newSquare, squaresShown, viewFor, within } from './tree.js';
@@ -41,9 +42,7 @@ export function mount(root, id, go) {
     pending: false,
     confirmResign: false,
     nextGame: null,
-    es: null,
     closed: false,
-    retry: 1000,
     timers: [],
   };
   m.el = skeleton(m);
@@ -54,12 +53,11 @@ export function mount(root, id, go) {
   scheduleHeartbeat(m);
   return () => {
     m.closed = true;
-    m.es?.close();
+    m.stream?.close();
     m.playerEvents?.close();
     m.offPairing?.();
     m.unmountAnalysis?.();
     for (const t of m.timers) clearInterval(t);
-    clearTimeout(m.reconnect);
     clearTimeout(m.heartbeatTimer);
   };
 }
@@ -77,7 +75,7 @@ function skeleton(m) {
     actions: h('div', { class: 'actions' }),
     moves: h('ol', { class: 'move-list' }),
     movesCount: h('span', {}, '0'),
-    live: h('span', { class: 'live', dataset: { live: 'connecting' } }, 'connecting…'),
+    live: indicator(),
     analysis: h('section', { class: 'analysis card', hidden: true, 'aria-label': 'Analysis' }),
   };
   const p = m.parts;
@@ -90,7 +88,7 @@ function skeleton(m) {
         p.status, p.result, p.actions,
         h('details', { class: 'moves', open: true },
           h('summary', {}, 'Moves (', p.movesCount, ')'), p.moves),
-        h('p', { class: 'conn' }, p.live))),
+        h('p', { class: 'conn' }, p.live.el))),
     p.analysis);
 }
 
@@ -120,49 +118,18 @@ async function loadMoves(m) {
   }
 }
 
-/** Opens the event stream; on failure, reads the state (refreshing the token if need be) and retries. */
-async function connect(m) {
+/** Follows the match's event stream (reading the state again whenever it is lost). */
+function connect(m) {
   if (m.closed) return;
-  m.es?.close();
-  const es = await api.events(`/matches/${api.seg(m.id)}/events`);
-  if (m.closed) { es.close(); return; }
-  m.es = es;
-  es.addEventListener('state', (e) => {
-    try {
-      apply(m, JSON.parse(e.data));
-    } catch (err) {
-      console.warn('bad state event', err);
-    }
-  });
-  es.onopen = () => {
-    m.retry = 1000;
-    setLive(m, 'live');
-  };
-  es.onerror = () => {
+  m.stream = follow({
+    path: `/matches/${api.seg(m.id)}/events`,
+    event: 'state',
+    onData: (state) => apply(m, state),
+    reread: async () => apply(m, await api.get(`/matches/${api.seg(m.id)}`)),
     // Without the stream the seat needs heartbeats: send one now.
-    heartbeat(m);
-    if (es.readyState === EventSource.CLOSED) {
-      setLive(m, 'reconnecting');
-      clearTimeout(m.reconnect);
-      m.reconnect = setTimeout(async () => {
-        try {
-          apply(m, await api.get(`/matches/${api.seg(m.id)}`));
-        } catch (err) {
-          if (err.status === 404 || err.status === 403) return setLive(m, 'closed');
-        }
-        connect(m);
-      }, m.retry);
-      m.retry = Math.min(m.retry * 2, 10_000);
-    } else {
-      setLive(m, 'reconnecting');
-    }
-  };
-}
-
-function setLive(m, what) {
-  const text = { live: 'live', connecting: 'connecting…', reconnecting: 'reconnecting…', closed: 'not live' };
-  m.parts.live.dataset.live = what;
-  m.parts.live.textContent = text[what];
+    onError: () => heartbeat(m),
+    live: m.parts.live,
+  });
 }
 
 function mySeat(m) {
@@ -188,7 +155,7 @@ function scheduleHeartbeat(m) {
 function heartbeat(m) {
   if (m.closed || !m.state || m.state.status !== 'active' || !mySeat(m)) return;
   // An open event stream keeps the seat present by itself.
-  if (m.es?.readyState === EventSource.OPEN) return;
+  if (m.stream?.open) return;
   m.lag.timed(() => api.post(`/matches/${api.seg(m.id)}/heartbeat`)).catch(() => {});
 }
 

@@ -13,6 +13,7 @@ import * as api from './api.js';
 import { onEvent } from './challenges.js';
 import { format } from './clock.js';
 import { formError, field, h, notice, replace, showError } from './dom.js';
+import { follow, indicator } from './live.js';
 import { settingsText, startText } from './tournaments.js';
 
 /** Standings pages read at most (100 players each). */
@@ -45,9 +46,7 @@ export function mount(root, id, go) {
     shown: null,
     picked: false,
     confirm: null,
-    es: null,
     closed: false,
-    retry: 1000,
     off: [],
     refused: new Set(),
   };
@@ -60,7 +59,7 @@ export function mount(root, id, go) {
     standings: h('div', { class: 'card tournament-standings' }),
     round: h('div', { class: 'card tournament-round', hidden: true }),
     exports: h('p', { class: 'exports' }),
-    live: h('span', { class: 'live', dataset: { live: 'connecting' } }, 'connecting…'),
+    live: indicator(),
   };
   const p = t.parts;
   t.el = h('section', { class: 'screen tournament', dataset: { tournament: id } },
@@ -69,7 +68,7 @@ export function mount(root, id, go) {
     h('div', { class: 'tournament-body' },
       h('div', { class: 'tournament-side' }, p.you, p.director),
       h('div', { class: 'tournament-main' }, p.standings, p.round)),
-    h('footer', { class: 'tournament-foot' }, p.exports, h('p', { class: 'conn' }, p.live)));
+    h('footer', { class: 'tournament-foot' }, p.exports, h('p', { class: 'conn' }, p.live.el)));
   replace(root, t.el);
   t.off.push(onEvent('tournament_pairing', (d) => {
     if (!t.closed && d.tournament_id === id && d.match_id) go(`#/match/${d.match_id}`);
@@ -79,8 +78,7 @@ export function mount(root, id, go) {
   return () => {
     t.closed = true;
     clearInterval(t.ticker);
-    t.es?.close();
-    clearTimeout(t.reconnect);
+    t.stream?.close();
     clearTimeout(t.refreshTimer);
     for (const off of t.off) off();
   };
@@ -99,44 +97,16 @@ async function load(t) {
   }
 }
 
-/** Opens the event stream; on failure, reads the tournament again and retries. */
-async function connect(t) {
+/** Follows the tournament's event stream (reading it again whenever the stream is lost). */
+function connect(t) {
   if (t.closed) return;
-  t.es?.close();
-  const es = await api.events(`/tournaments/${api.seg(t.id)}/events`);
-  if (t.closed) { es.close(); return; }
-  t.es = es;
-  es.addEventListener('tournament', (e) => {
-    try {
-      apply(t, JSON.parse(e.data)).catch(showError);
-    } catch (err) {
-      console.warn('bad tournament event', err);
-    }
+  t.stream = follow({
+    path: `/tournaments/${api.seg(t.id)}/events`,
+    event: 'tournament',
+    onData: (view) => apply(t, view).catch(showError),
+    reread: async () => apply(t, await api.get(`/tournaments/${api.seg(t.id)}`)),
+    live: t.parts.live,
   });
-  es.onopen = () => {
-    t.retry = 1000;
-    setLive(t, 'live');
-  };
-  es.onerror = () => {
-    setLive(t, 'reconnecting');
-    if (es.readyState !== EventSource.CLOSED) return;
-    clearTimeout(t.reconnect);
-    t.reconnect = setTimeout(async () => {
-      try {
-        await apply(t, await api.get(`/tournaments/${api.seg(t.id)}`));
-      } catch (err) {
-        if (err.status === 404) return setLive(t, 'closed');
-      }
-      connect(t);
-    }, t.retry);
-    t.retry = Math.min(t.retry * 2, 10_000);
-  };
-}
-
-function setLive(t, what) {
-  const text = { live: 'live', connecting: 'connecting…', reconnecting: 'reconnecting…', closed: 'not live' };
-  t.parts.live.dataset.live = what;
-  t.parts.live.textContent = text[what];
 }
 
 /** Takes a newer view of the tournament, then re-reads the standings and the round. */
