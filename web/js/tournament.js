@@ -12,28 +12,13 @@
 import * as api from './api.js';
 import { onEvent } from './challenges.js';
 import { format } from './clock.js';
-import { formError, field, h, notice, replace, showError } from './dom.js';
+import { formError, field, h, notice, ordinal, replace, scoreText, showError } from './dom.js';
 import { follow, indicator } from './live.js';
 import { settingsText, startText } from './tournaments.js';
 
 /** Standings pages read at most (100 players each). */
 const STANDINGS_PAGES = 20;
 const RESULTS = { x: '1–0', o: '0–1', draw: '½–½' };
-
-/** A score in words: 1.5 → "1½". */
-export function scoreText(n) {
-  const whole = Math.floor(n + 1e-9);
-  const half = n - whole >= 0.25 && n - whole < 0.75;
-  if (half) return whole ? `${whole}½` : '½';
-  return String(Math.round(n));
-}
-
-/** "1st", "2nd", "3rd", "4th"… */
-function ordinal(n) {
-  const tens = n % 100;
-  const suffix = tens >= 11 && tens <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
-  return `${n}${suffix}`;
-}
 
 /** Mounts the tournament `id` into `root`; answers the function that unmounts it. */
 export function mount(root, id, go) {
