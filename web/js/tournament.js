@@ -64,7 +64,6 @@ export function mount(root, id, go) {
     t.closed = true;
     clearInterval(t.ticker);
     t.stream?.close();
-    clearTimeout(t.refreshTimer);
     for (const off of t.off) off();
   };
 }
@@ -111,7 +110,26 @@ async function apply(t, next) {
   }
 }
 
-async function refresh(t) {
+/**
+ * Re-reads the standings and the round (or the arena's games). Changes come
+ * in bursts (every result is one): while a re-read runs, further calls wait
+ * for one more that starts after it.
+ */
+function refresh(t) {
+  if (t.refreshing) {
+    t.again = true;
+    return t.refreshing;
+  }
+  t.refreshing = (async () => {
+    do {
+      t.again = false;
+      await reread(t);
+    } while (t.again && !t.closed);
+  })().finally(() => { t.refreshing = null; });
+  return t.refreshing;
+}
+
+async function reread(t) {
   const v = t.view;
   const arena = v.kind === 'arena';
   const [standings, round, games] = await Promise.all([
