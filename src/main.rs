@@ -55,6 +55,8 @@ enum Command {
 enum BenchCommand {
     /// Queue tickets of spread ratings and time the pairing rounds until all are paired.
     Pairing(uttt::cli::pairing_bench::PairingBenchArgs),
+    /// An arena with N players waiting in its pool: time its pairing passes.
+    Arena(uttt::cli::arena_bench::ArenaBenchArgs),
     /// Random playouts and MCTS iterations per second of the CPU player, at each depth (no database).
     Cpu(uttt::cli::cpu_bench::CpuBenchArgs),
 }
@@ -104,6 +106,16 @@ fn main() -> anyhow::Result<()> {
         Command::Bench {
             command: BenchCommand::Cpu(args),
         } => uttt::cli::cpu_bench::run(&args, &mut std::io::stdout().lock()),
+        Command::Bench {
+            command: BenchCommand::Arena(args),
+        } => {
+            let config = load_config()?;
+            actix_web::rt::System::new().block_on(uttt::cli::arena_bench::run(
+                config,
+                &args,
+                &mut std::io::stdout().lock(),
+            ))
+        }
         Command::Bench {
             command: BenchCommand::Pairing(args),
         } => {

@@ -1,6 +1,7 @@
 //! Command-line subcommands that are not the server: their arguments and
 //! their output. Printing and timing live here, never in the pure layers.
 
+pub mod arena_bench;
 pub mod bot;
 pub mod cpu_bench;
 pub mod history_bench;

@@ -88,6 +88,8 @@ pub fn routes(cfg: &mut ServiceConfig<'_>) {
                 .service(tournaments::remove)
                 .service(tournaments::standings)
                 .service(tournaments::round)
+                .service(tournaments::games)
+                .service(tournaments::berserk)
                 .service(tournaments::export_games)
                 .service(tournaments::events),
         )

@@ -29,6 +29,7 @@ use utoipa::{Modify, OpenApi};
                        | 409 | `tournament_full` | the tournament has all the players it takes |\n\
                        | 409 | `tournament_closed` | the tournament no longer takes this (a Swiss after round 1 started, or finished or cancelled; see `status`) |\n\
                        | 409 | `not_enough_players` | a tournament needs two players to start |\n\
+                       | 409 | `berserk_not_allowed` | berserk after your first move, without a clock, or outside a running arena |\n\
                        | 413 | `payload_too_large` | the body is over 16 KiB |\n\
                        | 414 | `uri_too_long` | the request line is over 8 KiB (any path) |\n\
                        | 422 | `validation_failed` | see `errors`: a list of `{field, message}` |\n\
@@ -46,7 +47,7 @@ use utoipa::{Modify, OpenApi};
         (name = "challenges", description = "Challenge a named player; bot accounts"),
         (name = "ladders", description = "Ladders, leaderboards, profiles and ratings (Glicko-2)"),
         (name = "matchmaking", description = "Queueing for ranked play"),
-        (name = "tournaments", description = "Swiss tournaments: registration, rounds, standings, export, live events"),
+        (name = "tournaments", description = "Swiss and arena tournaments: registration, rounds, games, berserk, standings, export, live events"),
         (name = "admin", description = "Match history, export and player lookup (role `admin` only)"),
         (name = "operations", description = "Health, readiness, metrics"),
     ),

@@ -1,6 +1,6 @@
 //! `/api/v1/tournaments/*`: create, list and read tournaments, join and
-//! withdraw, the director's controls, standings, rounds, export and the
-//! tournament's event stream.
+//! withdraw, the director's controls, standings, rounds, games, berserk,
+//! export and the tournament's event stream.
 //!
 //! Over 400 lines: one thin handler per endpoint of API.md's "Tournaments",
 //! most of it their OpenAPI annotations.
@@ -19,7 +19,8 @@ use super::stream_guard::StreamGuard;
 use super::versioned_stream::{self, Source};
 use crate::clock::TimeControl;
 use crate::rules::Depth;
-use crate::service::matches::state::TimeControlBody;
+use crate::service::matches::state::{MatchState, TimeControlBody};
+use crate::service::tournaments::arena::{self, GameView};
 use crate::service::tournaments::create::NewTournament;
 use crate::service::tournaments::export::Format;
 use crate::service::tournaments::read::{Page, RoundView, StandingView};
@@ -34,7 +35,7 @@ use crate::time::parse_rfc3339;
 pub struct CreateTournamentBody {
     /// Display name, 1..=80 characters.
     pub name: String,
-    /// `swiss` (`arena` comes later).
+    /// `swiss` (a fixed number of rounds) or `arena` (a fixed duration).
     #[schema(example = "swiss")]
     pub kind: String,
     /// Board depth 1..=4 (default 2, or the ladder's).
@@ -52,8 +53,9 @@ pub struct CreateTournamentBody {
     #[serde(default)]
     #[schema(minimum = 1, maximum = 30, example = 5)]
     pub rounds: Option<i64>,
-    /// Arena: how long it runs, 600000..=86400000 ms.
+    /// Arena (required there, refused for a Swiss): how long it runs, 600000..=86400000 ms.
     #[serde(default)]
+    #[schema(minimum = 600000, maximum = 86400000, example = 3600000)]
     pub duration_ms: Option<i64>,
     /// Swiss: the pause between a round's last result and the next pairing, 0..=3600000 ms (default 10000).
     #[serde(default)]
@@ -152,7 +154,7 @@ fn parse(body: CreateTournamentBody) -> Result<NewTournament, Error> {
         (status = 201, description = "The tournament, registering", body = TournamentView),
         (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 422, description = "`validation_failed`: bad settings, an unknown or unrated ladder, settings other than the ladder's, no time limit, a start in the past, or `arena` (not available yet)", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: bad settings, an unknown or unrated ladder, settings other than the ladder's, no time limit, a start in the past, a Swiss without `rounds` or with `duration_ms`, an arena without `duration_ms` (600000..=86400000) or with `rounds` or `round_pause_ms`", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[post("")]
@@ -217,7 +219,9 @@ pub async fn show(
     Ok(HttpResponse::Ok().json(tournaments::get(&ctx, &path).await?))
 }
 
-/// Join a tournament (a Swiss until its round 1 is paired).
+/// Join a tournament (a Swiss until its round 1 is paired, an arena until
+/// it ends). In a running arena, a player who withdrew comes back into the
+/// pool by joining again (unless the director removed them).
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = [])),
@@ -229,7 +233,7 @@ pub async fn show(
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 403, description = "`forbidden`: a missing or wrong entry code, a rating below `min_rating`, or a bot on a ladder closed to bots", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "`already_joined`; `tournament_full`; `tournament_closed` (with `status`: a Swiss whose round 1 started, or one finished or cancelled)", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`already_joined` (also a withdrawn player outside a running arena, or one the director removed); `tournament_full`; `tournament_closed` (with `status`: a Swiss whose round 1 started, or one finished or cancelled)", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[post("/{id}/join")]
@@ -245,7 +249,8 @@ pub async fn join(
 }
 
 /// Withdraw: before the start your entry is removed; after it you are not
-/// paired again (games played count; a game in progress is played out).
+/// paired again (games played count; a game in progress is played out). In
+/// an arena this pauses you: join again to come back while it runs.
 #[utoipa::path(
     tag = "tournaments",
     security(("bearer" = [])),
@@ -336,7 +341,9 @@ pub async fn remove(
     Ok(HttpResponse::Ok().json(registration::remove(&ctx, &player, &id, &target).await?))
 }
 
-/// The standings: score, Buchholz, Sonneborn-Berger, rating (games being played do not count yet).
+/// The standings: Swiss by score, Buchholz, Sonneborn-Berger, rating; arena
+/// by points, performance, rating (games being played do not count yet, and
+/// arena games that end after its end time never do).
 #[utoipa::path(
     tag = "tournaments",
     params(
@@ -388,6 +395,70 @@ pub async fn round(
         Problem::validation(&[FieldError::new("n", "must be a round number from 1")])
     })?;
     Ok(HttpResponse::Ok().json(read::round(&ctx, &id, n).await?))
+}
+
+/// Going berserk in an arena game.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct BerserkBody {
+    /// Your game in this arena.
+    pub match_id: String,
+}
+
+/// Arena: go berserk in your game before your first move (clock time
+/// controls only): your own clock is halved, and a win scores a point more.
+#[utoipa::path(
+    tag = "tournaments",
+    security(("bearer" = [])),
+    params(("id" = String, Path, description = "Tournament id")),
+    request_body = BerserkBody,
+    responses(
+        (status = 200, description = "The match, your clock halved", body = MatchState),
+        (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 403, description = "`forbidden`: you are not seated in the match", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found`: no such tournament, or the match is not one of its games", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`berserk_not_allowed`: after your first move, already berserk, without a clock, not an arena, or the arena is not running; `match_over`", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[post("/{id}/berserk")]
+pub async fn berserk(
+    ctx: web::Data<Context>,
+    Authenticated(player): Authenticated,
+    path: web::Path<String>,
+    body: JsonBody<BerserkBody>,
+) -> Result<HttpResponse, Problem> {
+    let state = arena::berserk(&ctx, &player, &path, &body.0.match_id).await?;
+    Ok(HttpResponse::Ok().json(state))
+}
+
+/// A tournament's games, oldest first, with their results, berserks and
+/// (arena) the points each scored.
+#[utoipa::path(
+    tag = "tournaments",
+    params(
+        ("id" = String, Path, description = "Tournament id"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "Page size (default 20)"),
+        ("cursor" = Option<String>, Query, description = "The `next_cursor` of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of games, oldest first", body = Page<GameView>),
+        (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 422, description = "`validation_failed`: a bad limit or cursor", body = ProblemBody, content_type = "application/problem+json"),
+    )
+)]
+#[get("/{id}/games")]
+pub async fn games(
+    ctx: web::Data<Context>,
+    path: web::Path<String>,
+    query: QueryParams,
+) -> Result<HttpResponse, Problem> {
+    let mut errors = Vec::new();
+    let page = query.pagination(&mut errors);
+    let from = page.cursor(read::decode_standings_cursor, &mut errors);
+    if !errors.is_empty() {
+        return Err(Problem::validation(&errors));
+    }
+    Ok(HttpResponse::Ok().json(read::games(&ctx, &path, from, page.limit).await?))
 }
 
 /// The standings and every game (and bye), as CSV (standings, an empty

@@ -72,11 +72,13 @@ pub enum ConflictCode {
     TournamentClosed,
     /// A tournament cannot start with fewer than two players.
     NotEnoughPlayers,
+    /// Berserk after the player's first move, without a clock, or outside a running arena.
+    BerserkNotAllowed,
 }
 
 impl ConflictCode {
     /// Every code, in the order above.
-    pub const ALL: [ConflictCode; 21] = [
+    pub const ALL: [ConflictCode; 22] = [
         ConflictCode::UsernameTaken,
         ConflictCode::NotYourTurn,
         ConflictCode::StalePly,
@@ -98,6 +100,7 @@ impl ConflictCode {
         ConflictCode::TournamentFull,
         ConflictCode::TournamentClosed,
         ConflictCode::NotEnoughPlayers,
+        ConflictCode::BerserkNotAllowed,
     ];
 
     /// The code as clients read it in a problem body.
@@ -124,6 +127,7 @@ impl ConflictCode {
             ConflictCode::TournamentFull => "tournament_full",
             ConflictCode::TournamentClosed => "tournament_closed",
             ConflictCode::NotEnoughPlayers => "not_enough_players",
+            ConflictCode::BerserkNotAllowed => "berserk_not_allowed",
         }
     }
 

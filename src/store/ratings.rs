@@ -152,6 +152,24 @@ pub fn insert_if_missing(conn: &mut DbConnection, row: &RatingRow) -> Result<(),
 /// Rows a multi-row rating statement carries at most (15 columns each).
 const RATINGS_PER_UPSERT: usize = 2_000;
 
+/// Inserts the rating rows that do not exist yet, in multi-row statements
+/// (an arena pass's players, made on first use).
+///
+/// # Errors
+/// Database errors.
+pub fn insert_missing(conn: &mut DbConnection, rows: &[RatingRow]) -> Result<(), StoreError> {
+    for chunk in rows.chunks(RATINGS_PER_UPSERT) {
+        execute_on_backend!(
+            conn,
+            diesel::insert_into(ratings::table)
+                .values(chunk)
+                .on_conflict((ratings::player_id, ratings::ladder))
+                .do_nothing()
+        )?;
+    }
+    Ok(())
+}
+
 /// Records a pairing round's colours and opponents on the players' rating
 /// rows, making the rows (as `rows` has them) where missing: each row of
 /// `rows` brings its `last_opponent_id`, and, when `as_x`, its `last_x_at`;

@@ -226,6 +226,8 @@ diesel::table! {
         rating -> Double,
         withdrawn -> Bool,
         joined_at -> BigInt,
+        back_at -> Nullable<BigInt>,
+        removed -> Bool,
     }
 }
 
@@ -248,6 +250,8 @@ diesel::table! {
         o_player_id -> Text,
         result -> Nullable<Text>,
         created_at -> BigInt,
+        x_berserk -> Bool,
+        o_berserk -> Bool,
     }
 }
 

@@ -88,6 +88,10 @@ pub struct EntrantRow {
     pub withdrawn: bool,
     /// Epoch ms.
     pub joined_at: i64,
+    /// Arena: when the player last came back after withdrawing (epoch ms).
+    pub back_at: Option<i64>,
+    /// Removed by the director: may not come back.
+    pub removed: bool,
 }
 
 /// A paired round.
@@ -106,7 +110,7 @@ pub struct RoundRow {
 
 /// One game of a tournament.
 #[derive(Debug, Clone, Queryable, Selectable, Insertable, PartialEq, Eq)]
-#[diesel(table_name = tournament_games)]
+#[diesel(table_name = tournament_games, treat_none_as_default_value = false)]
 pub struct GameRow {
     /// The match.
     pub match_id: String,
@@ -124,6 +128,10 @@ pub struct GameRow {
     pub result: Option<String>,
     /// Epoch ms.
     pub created_at: i64,
+    /// Arena: X went berserk.
+    pub x_berserk: bool,
+    /// Arena: O went berserk.
+    pub o_berserk: bool,
 }
 
 /// Inserts a tournament.
@@ -448,18 +456,21 @@ pub fn ended_unrecorded(
         .load(conn)?)
 }
 
-/// Records a game's result.
+/// Records the same result for several games.
 ///
 /// # Errors
 /// Database errors.
-pub fn record_result(
+pub fn record_results(
     conn: &mut DbConnection,
-    match_id: &str,
+    match_ids: &[&str],
     result: &str,
 ) -> Result<(), StoreError> {
-    diesel::update(tournament_games::table.find(match_id))
-        .set(tournament_games::result.eq(result))
-        .execute(conn)?;
+    // Chunks keep the bind parameters under SQLite's limit.
+    for chunk in match_ids.chunks(10_000) {
+        diesel::update(tournament_games::table.filter(tournament_games::match_id.eq_any(chunk)))
+            .set(tournament_games::result.eq(result))
+            .execute(conn)?;
+    }
     Ok(())
 }
 
@@ -476,4 +487,138 @@ pub fn game_of(
         .select((tournament_games::tournament_id, tournament_games::round))
         .first(conn)
         .optional()?)
+}
+
+/// Rows a multi-row `tournament_games` statement carries at most (10
+/// columns each: under SQLite's 32,766 bind parameters).
+const GAMES_PER_INSERT: usize = 3_000;
+
+/// Records many games at once (an arena pass's): `COPY` on PostgreSQL,
+/// multi-row statements on SQLite.
+///
+/// # Errors
+/// Database errors.
+pub fn insert_games(conn: &mut DbConnection, rows: &[GameRow]) -> Result<(), StoreError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    if let DbConnection::Pg(pg) = &mut *conn {
+        diesel::copy_from(tournament_games::table)
+            .from_insertable(rows)
+            .execute(pg)?;
+        return Ok(());
+    }
+    for chunk in rows.chunks(GAMES_PER_INSERT) {
+        super::connection::execute_on_backend!(
+            conn,
+            diesel::insert_into(tournament_games::table).values(chunk)
+        )?;
+    }
+    Ok(())
+}
+
+/// A game with its match's end: `None` while it is being played, else the
+/// winner (`None`: a draw) and when it ended.
+pub type TimedGame = (GameRow, Option<(Option<StoredSeat>, i64)>);
+
+fn timed(rows: Vec<(GameRow, MatchStatus, Option<StoredSeat>, Option<i64>)>) -> Vec<TimedGame> {
+    rows.into_iter()
+        .map(|(g, status, winner, finished_at)| {
+            let end = (status == MatchStatus::Finished)
+                .then(|| (winner, finished_at.unwrap_or(g.created_at)));
+            (g, end)
+        })
+        .collect()
+}
+
+/// Every game of a tournament with its match's end, oldest first.
+///
+/// # Errors
+/// Database errors.
+pub fn games_timed(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+) -> Result<Vec<TimedGame>, StoreError> {
+    let rows = tournament_games::table
+        .inner_join(matches::table)
+        .filter(tournament_games::tournament_id.eq(tournament_id))
+        .order((
+            tournament_games::created_at.asc(),
+            tournament_games::match_id.asc(),
+        ))
+        .select((
+            GameRow::as_select(),
+            matches::status,
+            matches::winner,
+            matches::finished_at,
+        ))
+        .load(conn)?;
+    Ok(timed(rows))
+}
+
+/// One game.
+///
+/// # Errors
+/// Database errors.
+pub fn game(conn: &mut DbConnection, match_id: &str) -> Result<Option<GameRow>, StoreError> {
+    Ok(tournament_games::table
+        .find(match_id)
+        .select(GameRow::as_select())
+        .first(conn)
+        .optional()?)
+}
+
+/// Marks the player in `seat` of a game berserk.
+///
+/// # Errors
+/// Database errors.
+pub fn set_berserk(conn: &mut DbConnection, match_id: &str, x: bool) -> Result<(), StoreError> {
+    let target = tournament_games::table.find(match_id);
+    if x {
+        diesel::update(target)
+            .set(tournament_games::x_berserk.eq(true))
+            .execute(conn)?;
+    } else {
+        diesel::update(target)
+            .set(tournament_games::o_berserk.eq(true))
+            .execute(conn)?;
+    }
+    Ok(())
+}
+
+/// An arena player who withdrew comes back at `now`.
+///
+/// # Errors
+/// Database errors.
+pub fn come_back(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    player_id: &str,
+    now: i64,
+) -> Result<(), StoreError> {
+    diesel::update(tournament_players::table.find((tournament_id, player_id)))
+        .set((
+            tournament_players::withdrawn.eq(false),
+            tournament_players::back_at.eq(Some(now)),
+        ))
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The director removes an entrant for good (withdrawn, and may not come back).
+///
+/// # Errors
+/// Database errors.
+pub fn remove_entrant(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    player_id: &str,
+) -> Result<(), StoreError> {
+    diesel::update(tournament_players::table.find((tournament_id, player_id)))
+        .set((
+            tournament_players::withdrawn.eq(true),
+            tournament_players::removed.eq(true),
+        ))
+        .execute(conn)?;
+    Ok(())
 }

@@ -13,6 +13,7 @@ mod support;
 mod accounts;
 mod admin;
 mod analysis;
+mod arena;
 mod challenges;
 mod cluster;
 mod conventions;

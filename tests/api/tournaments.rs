@@ -86,7 +86,7 @@ both_backends! {
         for f in ["name", "time_control", "rounds"] {
             assert!(fields.contains(&f), "{f} in {fields:?}");
         }
-        app.post("/api/v1/tournaments", &json!({"name": "A", "kind": "arena", "duration_ms": 600000}),
+        app.post("/api/v1/tournaments", &json!({"name": "A", "kind": "arena", "duration_ms": 1000}),
             Some(&dir.token)).await.expect_problem(422, "validation_failed");
         app.post("/api/v1/tournaments", &json!({"name": "A", "kind": "swiss", "rounds": 3,
             "ladder": "no-such-ladder"}), Some(&dir.token)).await.expect_problem(422, "validation_failed");

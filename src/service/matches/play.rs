@@ -104,8 +104,12 @@ pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
     } else {
         None
     };
-    let tournament = crate::store::tournaments::game_of(conn, &row.id)?
-        .map(|(id, round)| TournamentRef { id, round });
+    let tournament =
+        crate::store::tournaments::game_of(conn, &row.id)?.map(|(id, round)| TournamentRef {
+            id,
+            // Swiss rounds count from 1; arena games are stored as round 0.
+            round: (round > 0).then_some(round),
+        });
     Ok(Snapshot {
         row,
         position,

@@ -162,8 +162,8 @@ pub struct ResultState {
 pub struct TournamentRef {
     /// The tournament.
     pub id: String,
-    /// The round (Swiss), from 1.
-    pub round: i32,
+    /// The round (Swiss), from 1; `null` in an arena.
+    pub round: Option<i32>,
 }
 
 /// The full state of a match.

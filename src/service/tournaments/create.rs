@@ -10,6 +10,7 @@ use crate::time::Millis;
 use super::super::accounts::Player;
 use super::super::matches::record::time_control_columns;
 use super::super::{Context, Error, FieldError, Result};
+use super::arena::DURATION_MS;
 use super::{Kind, Status, TournamentView, view};
 
 /// Swiss rounds allowed.
@@ -85,6 +86,69 @@ fn settings(
     Some((depth, ladder.time_control))
 }
 
+/// A Swiss's rounds and pause (and no duration).
+fn swiss_settings(
+    spec: &NewTournament,
+    errors: &mut Vec<FieldError>,
+) -> (Option<u32>, i64, Option<i64>) {
+    let rounds = spec.rounds.unwrap_or(0);
+    if !(ROUNDS.0..=ROUNDS.1).contains(&rounds) {
+        errors.push(FieldError::new(
+            "rounds",
+            format!(
+                "a Swiss tournament needs {} to {} rounds",
+                ROUNDS.0, ROUNDS.1
+            ),
+        ));
+    }
+    let round_pause_ms = spec.round_pause_ms.unwrap_or(DEFAULT_ROUND_PAUSE_MS);
+    if !(0..=MAX_ROUND_PAUSE_MS).contains(&round_pause_ms) {
+        errors.push(FieldError::new(
+            "round_pause_ms",
+            format!("must be 0 to {MAX_ROUND_PAUSE_MS}"),
+        ));
+    }
+    if spec.duration_ms.is_some() {
+        errors.push(FieldError::new(
+            "duration_ms",
+            "only arena tournaments have a duration",
+        ));
+    }
+    (Some(rounds), round_pause_ms, None)
+}
+
+/// An arena's duration (and no rounds or pause).
+fn arena_settings(
+    spec: &NewTournament,
+    errors: &mut Vec<FieldError>,
+) -> (Option<u32>, i64, Option<i64>) {
+    let (min, max) = DURATION_MS;
+    match spec.duration_ms {
+        Some(d) if (min..=max).contains(&d) => {}
+        Some(_) => errors.push(FieldError::new(
+            "duration_ms",
+            format!("must be {min} to {max}"),
+        )),
+        None => errors.push(FieldError::new(
+            "duration_ms",
+            format!("an arena needs a duration, {min} to {max} ms"),
+        )),
+    }
+    if spec.rounds.is_some() {
+        errors.push(FieldError::new(
+            "rounds",
+            "an arena has a duration, not rounds",
+        ));
+    }
+    if spec.round_pause_ms.is_some() {
+        errors.push(FieldError::new(
+            "round_pause_ms",
+            "an arena has no rounds to pause between",
+        ));
+    }
+    (None, 0, spec.duration_ms)
+}
+
 /// Checks a new tournament and builds its row.
 fn row_of(
     ctx: &Context,
@@ -98,12 +162,6 @@ fn row_of(
         errors.push(FieldError::new(
             "name",
             format!("must be 1 to {MAX_NAME_CHARS} characters"),
-        ));
-    }
-    if spec.kind == Kind::Arena {
-        errors.push(FieldError::new(
-            "kind",
-            "arena tournaments are not available yet; use `swiss`",
         ));
     }
     let ladder = match spec.ladder.as_deref() {
@@ -131,29 +189,10 @@ fn row_of(
             "tournament games need a clock or a turn limit (a player who does not show up loses on time)",
         ));
     }
-    let rounds = spec.rounds.unwrap_or(0);
-    if !(ROUNDS.0..=ROUNDS.1).contains(&rounds) {
-        errors.push(FieldError::new(
-            "rounds",
-            format!(
-                "a Swiss tournament needs {} to {} rounds",
-                ROUNDS.0, ROUNDS.1
-            ),
-        ));
-    }
-    let round_pause_ms = spec.round_pause_ms.unwrap_or(DEFAULT_ROUND_PAUSE_MS);
-    if !(0..=MAX_ROUND_PAUSE_MS).contains(&round_pause_ms) {
-        errors.push(FieldError::new(
-            "round_pause_ms",
-            format!("must be 0 to {MAX_ROUND_PAUSE_MS}"),
-        ));
-    }
-    if spec.duration_ms.is_some() {
-        errors.push(FieldError::new(
-            "duration_ms",
-            "only arena tournaments have a duration",
-        ));
-    }
+    let (rounds, round_pause_ms, duration_ms) = match spec.kind {
+        Kind::Swiss => swiss_settings(&spec, &mut errors),
+        Kind::Arena => arena_settings(&spec, &mut errors),
+    };
     if spec.starts_at.is_some_and(|at| at < now) {
         errors.push(FieldError::new("starts_at", "must not be in the past"));
     }
@@ -195,10 +234,10 @@ fn row_of(
         tc_turn_ms,
         rated: ladder.is_some(),
         ladder: ladder.map(|l| l.id),
-        rounds: i32::try_from(rounds).ok(),
+        rounds: rounds.and_then(|r| i32::try_from(r).ok()),
         round: 0,
         round_pause_ms,
-        duration_ms: None,
+        duration_ms,
         starts_at: spec.starts_at,
         ends_at: None,
         next_at: spec.starts_at,

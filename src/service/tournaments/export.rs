@@ -6,7 +6,9 @@ use std::fmt::Write as _;
 use crate::store::tournaments as store;
 
 use super::super::{Context, Error, Result};
-use super::read::{RoundView, StandingView, rounds_of, standings_of};
+use super::Kind;
+use super::arena::{GameView, games_of};
+use super::read::{RoundView, StandingView, Tiebreaks, rounds_of, standings_of};
 
 /// The export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,11 +47,29 @@ fn field(text: &str) -> String {
     }
 }
 
-fn csv(standings: &[StandingView], rounds: &[RoundView]) -> String {
-    let mut out = String::from(
-        "rank,player_id,username,rating,score,games,wins,draws,losses,byes,withdrawn,buchholz,sonneborn_berger\n",
+/// A standing's two tiebreak columns.
+fn tiebreak_fields(t: &Tiebreaks) -> (String, String) {
+    match t {
+        Tiebreaks::Swiss(t) => (t.buchholz.to_string(), t.sonneborn_berger.to_string()),
+        Tiebreaks::Arena(t) => (
+            t.performance.map(|p| p.to_string()).unwrap_or_default(),
+            t.fire.to_string(),
+        ),
+    }
+}
+
+/// The CSV export; `games` is `Some` for an arena (listed alone, as it has no rounds).
+fn csv(standings: &[StandingView], rounds: &[RoundView], games: Option<&[GameView]>) -> String {
+    let tiebreaks = if games.is_some() {
+        "performance,fire"
+    } else {
+        "buchholz,sonneborn_berger"
+    };
+    let mut out = format!(
+        "rank,player_id,username,rating,score,games,wins,draws,losses,byes,withdrawn,{tiebreaks}\n"
     );
     for s in standings {
+        let (t1, t2) = tiebreak_fields(&s.tiebreaks);
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -64,9 +84,34 @@ fn csv(standings: &[StandingView], rounds: &[RoundView]) -> String {
             s.losses,
             s.byes,
             s.withdrawn,
-            s.tiebreaks.buchholz,
-            s.tiebreaks.sonneborn_berger
+            t1,
+            t2
         );
+    }
+    if let Some(games) = games {
+        out.push_str(
+            "\nmatch_id,x_id,x,o_id,o,result,started_at,ended_at,x_berserk,o_berserk,x_points,o_points\n",
+        );
+        let points = |p: Option<u32>| p.map(|p| p.to_string()).unwrap_or_default();
+        for g in games {
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{},{},{},{},{},{}",
+                field(&g.match_id),
+                field(&g.x.id),
+                field(&g.x.username),
+                field(&g.o.id),
+                field(&g.o.username),
+                g.result.as_deref().unwrap_or(""),
+                g.started_at,
+                g.ended_at.as_deref().unwrap_or(""),
+                g.berserk.x,
+                g.berserk.o,
+                points(g.points.x),
+                points(g.points.o)
+            );
+        }
+        return out;
     }
     out.push_str("\nround,board,match_id,x_id,x,o_id,o,result\n");
     for r in rounds {
@@ -97,7 +142,11 @@ fn csv(standings: &[StandingView], rounds: &[RoundView]) -> String {
     out
 }
 
-fn ndjson(standings: &[StandingView], rounds: &[RoundView]) -> Result<String> {
+fn ndjson(
+    standings: &[StandingView],
+    rounds: &[RoundView],
+    games: Option<&[GameView]>,
+) -> Result<String> {
     let mut out = String::new();
     let mut line = |value: serde_json::Value| {
         out.push_str(&value.to_string());
@@ -107,6 +156,13 @@ fn ndjson(standings: &[StandingView], rounds: &[RoundView]) -> Result<String> {
         let mut value = serde_json::to_value(s).map_err(|e| Error::Internal(e.to_string()))?;
         if let Some(obj) = value.as_object_mut() {
             obj.insert("type".into(), "standing".into());
+        }
+        line(value);
+    }
+    for g in games.unwrap_or_default() {
+        let mut value = serde_json::to_value(g).map_err(|e| Error::Internal(e.to_string()))?;
+        if let Some(obj) = value.as_object_mut() {
+            obj.insert("type".into(), "game".into());
         }
         line(value);
     }
@@ -132,15 +188,21 @@ fn ndjson(standings: &[StandingView], rounds: &[RoundView]) -> Result<String> {
 /// `not_found`; store failures.
 pub async fn export(ctx: &Context, id: &str, format: Format) -> Result<String> {
     let id = id.to_owned();
-    let (standings, rounds) = ctx
+    let (standings, rounds, games) = ctx
         .db
         .run(move |conn| {
-            store::get(conn, &id)?.ok_or(Error::NotFound("tournament"))?;
-            Ok::<_, Error>((standings_of(conn, &id)?, rounds_of(conn, &id)?))
+            let row = store::get(conn, &id)?.ok_or(Error::NotFound("tournament"))?;
+            // An arena has games but no rounds; a Swiss lists its games by round.
+            let games = if Kind::parse(&row.kind) == Some(Kind::Arena) {
+                Some(games_of(conn, &row)?)
+            } else {
+                None
+            };
+            Ok::<_, Error>((standings_of(conn, &id)?, rounds_of(conn, &id)?, games))
         })
         .await?;
     match format {
-        Format::Csv => Ok(csv(&standings, &rounds)),
-        Format::Ndjson => ndjson(&standings, &rounds),
+        Format::Csv => Ok(csv(&standings, &rounds, games.as_deref())),
+        Format::Ndjson => ndjson(&standings, &rounds, games.as_deref()),
     }
 }

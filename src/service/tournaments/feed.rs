@@ -34,8 +34,8 @@ pub async fn publish(ctx: &Context, view: &TournamentView) {
 pub struct PairingEvent {
     /// The tournament.
     pub tournament_id: String,
-    /// The round.
-    pub round: u32,
+    /// The Swiss round; `null` in an arena.
+    pub round: Option<u32>,
     /// The player's game.
     pub match_id: String,
     /// The player's seat: `x` or `o`.
@@ -45,11 +45,13 @@ pub struct PairingEvent {
     pub player_id: String,
 }
 
-/// Tells each paired player their game.
+/// Tells each paired player their game, in one pipeline.
 pub async fn notify_pairings(ctx: &Context, pairings: &[PairingEvent]) {
-    for p in pairings {
-        events::notify_player(ctx, &p.player_id, "tournament_pairing", p).await;
-    }
+    let messages: Vec<(String, String)> = pairings
+        .iter()
+        .filter_map(|p| events::player_message(&p.player_id, "tournament_pairing", p))
+        .collect();
+    events::notify_players(ctx, &messages).await;
 }
 
 /// An open tournament stream: the subscription made before the first read,

@@ -3,9 +3,11 @@
 //! Who plays whom is decided by the pure [`crate::tournament`] core; each
 //! game is an ordinary match, made by [`run`] when a round is paired.
 //!
-//! Swiss only for now: the record has a `kind`, and registration, standings
-//! views, events and pages are shared with the arena to come.
+//! Swiss and arena share the record, registration, standings views, events
+//! and the worker; [`arena`] holds what only the arena does (its pool, its
+//! passes, berserk, its games list).
 
+pub mod arena;
 pub mod create;
 pub mod director;
 pub mod export;

@@ -6,13 +6,14 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::store::DbConnection;
-use crate::store::tournaments as store;
+use crate::store::tournaments::{self as store, TournamentRow};
 use crate::tournament::swiss::Standing;
 
 pub use super::super::page::Page;
 use super::super::{Context, Error, Result, cursor};
+use super::arena::{self, GameView};
 use super::run::load_swiss;
-use super::{PlayerRef, Status, TournamentView, view};
+use super::{Kind, PlayerRef, Status, TournamentView, view};
 
 /// A Swiss player's tiebreaks (RULES.md: Buchholz, then Sonneborn-Berger).
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
@@ -21,6 +22,30 @@ pub struct SwissTiebreaks {
     pub buchholz: f64,
     /// Sum of the scores of the opponents beaten, plus half of those drawn.
     pub sonneborn_berger: f64,
+}
+
+/// An arena player's tiebreaks and streak (RULES.md: performance, then rating).
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
+pub struct ArenaTiebreaks {
+    /// Average of the opponents' ratings, + 500 for each win and − 500 for
+    /// each loss (`null` before the first game counted).
+    pub performance: Option<f64>,
+    /// On fire: two wins in a row or more, so the next win scores 4.
+    pub fire: bool,
+    /// Wins in a row now.
+    pub streak: u32,
+    /// Games in which the player went berserk.
+    pub berserks: u32,
+}
+
+/// A standing's tiebreaks, by kind of tournament.
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
+#[serde(untagged)]
+pub enum Tiebreaks {
+    /// Swiss: Buchholz, Sonneborn-Berger.
+    Swiss(SwissTiebreaks),
+    /// Arena: performance, fire.
+    Arena(ArenaTiebreaks),
 }
 
 /// One line of the standings.
@@ -32,7 +57,7 @@ pub struct StandingView {
     pub player: PlayerRef,
     /// The rating the pairings used (taken at the start).
     pub rating: f64,
-    /// Points: win 1, draw ½, bye 1.
+    /// Swiss: win 1, draw ½, bye 1. Arena: its points (win 2, draw 1, more on fire or berserk).
     pub score: f64,
     /// Finished games (byes are not games).
     pub games: u32,
@@ -46,8 +71,9 @@ pub struct StandingView {
     pub byes: u32,
     /// Withdrew or was removed.
     pub withdrawn: bool,
-    /// The tiebreaks.
-    pub tiebreaks: SwissTiebreaks,
+    /// The tiebreaks: `{buchholz, sonneborn_berger}` (Swiss) or
+    /// `{performance, fire, streak, berserks}` (arena).
+    pub tiebreaks: Tiebreaks,
 }
 
 /// One board of a round.
@@ -125,6 +151,10 @@ fn named(names: &HashMap<String, String>, id: &str) -> PlayerRef {
 /// Store failures.
 pub fn standings_of(conn: &mut DbConnection, id: &str) -> Result<Vec<StandingView>> {
     let names = names(conn, id)?;
+    let row = store::get(conn, id)?.ok_or(Error::NotFound("tournament"))?;
+    if Kind::parse(&row.kind) == Some(Kind::Arena) {
+        return arena_standings(conn, &row, &names);
+    }
     let swiss = load_swiss(conn, id, true)?;
     Ok(swiss
         .standings()
@@ -140,10 +170,43 @@ pub fn standings_of(conn: &mut DbConnection, id: &str) -> Result<Vec<StandingVie
             losses: s.losses,
             byes: s.byes,
             withdrawn: s.withdrawn,
-            tiebreaks: SwissTiebreaks {
+            tiebreaks: Tiebreaks::Swiss(SwissTiebreaks {
                 buchholz: s.buchholz,
                 sonneborn_berger: s.sonneborn_berger,
-            },
+            }),
+        })
+        .collect())
+}
+
+/// An arena's standings: points, performance, rating (games being played,
+/// or ended after the end time, do not count).
+fn arena_standings(
+    conn: &mut DbConnection,
+    row: &TournamentRow,
+    names: &HashMap<String, String>,
+) -> Result<Vec<StandingView>> {
+    let loaded = arena::load(conn, row)?;
+    Ok(loaded
+        .arena
+        .standings()
+        .into_iter()
+        .map(|s| StandingView {
+            rank: s.rank,
+            player: named(names, &s.id),
+            rating: (s.rating * 100.0).round() / 100.0,
+            score: f64::from(s.points),
+            games: s.games,
+            wins: s.wins,
+            draws: s.draws,
+            losses: s.losses,
+            byes: 0,
+            withdrawn: s.withdrawn,
+            tiebreaks: Tiebreaks::Arena(ArenaTiebreaks {
+                performance: s.performance.map(|p| (p * 100.0).round() / 100.0),
+                fire: s.fire,
+                streak: s.streak,
+                berserks: s.berserks,
+            }),
         })
         .collect())
 }
@@ -166,16 +229,22 @@ pub async fn standings(
             standings_of(conn, &id)
         })
         .await?;
+    Ok(positional_page(all, from, limit))
+}
+
+/// The page of `all` from position `from`; its cursor is the next position.
+fn positional_page<T>(mut all: Vec<T>, from: Option<usize>, limit: u32) -> Page<T> {
     let start = from.unwrap_or(0).min(all.len());
     let end = start.saturating_add(limit as usize).min(all.len());
     let next_cursor = (end < all.len()).then(|| cursor::encode(&[&end.to_string()]));
-    Ok(Page {
-        items: all[start..end].to_vec(),
+    all.truncate(end);
+    Page {
+        items: all.split_off(start),
         next_cursor,
-    })
+    }
 }
 
-/// Decodes a standings cursor.
+/// Decodes a standings (or games) cursor.
 pub fn decode_standings_cursor(text: &str) -> Option<usize> {
     cursor::decode(text, 1)?.first()?.parse().ok()
 }
@@ -222,4 +291,27 @@ pub async fn round(ctx: &Context, id: &str, n: u32) -> Result<RoundView> {
                 .ok_or(Error::NotFound("round"))
         })
         .await
+}
+
+/// A page of a tournament's games, oldest first (new games come after the
+/// last page, so paging never skips one); the cursor is the position to
+/// continue from.
+///
+/// # Errors
+/// `not_found`; store failures.
+pub async fn games(
+    ctx: &Context,
+    id: &str,
+    from: Option<usize>,
+    limit: u32,
+) -> Result<Page<GameView>> {
+    let id = id.to_owned();
+    let all = ctx
+        .db
+        .run(move |conn| {
+            let row = store::get(conn, &id)?.ok_or(Error::NotFound("tournament"))?;
+            arena::games_of(conn, &row)
+        })
+        .await?;
+    Ok(positional_page(all, from, limit))
 }

@@ -20,7 +20,17 @@ fn open_for_entries(row: &TournamentRow) -> bool {
     }
 }
 
-/// Joins `player` to a tournament.
+/// Whether an entrant's join is a comeback: an arena that is running, a
+/// player who withdrew (paused) and was not removed by the director.
+fn comes_back(row: &TournamentRow, entry: &EntrantRow) -> bool {
+    Kind::parse(&row.kind) == Some(Kind::Arena)
+        && Status::of(row) == Status::Running
+        && entry.withdrawn
+        && !entry.removed
+}
+
+/// Joins `player` to a tournament; in a running arena, a player who
+/// withdrew comes back into the pool.
 ///
 /// # Errors
 /// `not_found`; `tournament_closed`; `already_joined`; `forbidden` for a
@@ -43,7 +53,13 @@ pub async fn join(
             if !open_for_entries(&row) {
                 return Err(closed(&row));
             }
-            if store::entrant(conn, &row.id, &me.id)?.is_some() {
+            if let Some(entry) = store::entrant(conn, &row.id, &me.id)? {
+                if comes_back(&row, &entry) {
+                    store::come_back(conn, &row.id, &me.id, now)?;
+                    row.version += 1;
+                    store::save(conn, &row)?;
+                    return view(conn, &row);
+                }
                 return Err(Error::conflict(
                     ConflictCode::AlreadyJoined,
                     "you already entered this tournament",
@@ -84,6 +100,8 @@ pub async fn join(
                     rating,
                     withdrawn: false,
                     joined_at: now,
+                    back_at: None,
+                    removed: false,
                 },
             )?;
             row.players += 1;
@@ -99,7 +117,12 @@ pub async fn join(
 /// Takes `player_id` out of a locked tournament: before the start the entry
 /// is deleted; once running the player is withdrawn (no further pairings;
 /// games played count, a game in progress is played out).
-fn leave(conn: &mut DbConnection, row: &mut TournamentRow, player_id: &str) -> Result<()> {
+fn leave(
+    conn: &mut DbConnection,
+    row: &mut TournamentRow,
+    player_id: &str,
+    removed: bool,
+) -> Result<()> {
     let entry = store::entrant(conn, &row.id, player_id)?.ok_or(Error::NotFound("entrant"))?;
     match Status::of(row) {
         Status::Registering => {
@@ -107,7 +130,9 @@ fn leave(conn: &mut DbConnection, row: &mut TournamentRow, player_id: &str) -> R
             row.players -= 1;
         }
         Status::Running => {
-            if !entry.withdrawn {
+            if removed {
+                store::remove_entrant(conn, &row.id, player_id)?;
+            } else if !entry.withdrawn {
                 store::withdraw_entrant(conn, &row.id, player_id)?;
             }
         }
@@ -135,7 +160,7 @@ async fn leave_as(
                     "only the tournament's director may do this",
                 ));
             }
-            leave(conn, &mut row, &player_id)?;
+            leave(conn, &mut row, &player_id, director_only)?;
             view(conn, &row)
         })
         .await?;

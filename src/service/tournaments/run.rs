@@ -1,6 +1,7 @@
-//! Running a Swiss tournament: starting it, pairing each round (all its
-//! matches in the transaction that records the pairing), recording results
-//! as matches end, and finishing after the last round. The tournament
+//! Running a tournament: starting it, pairing each Swiss round (all its
+//! matches in the transaction that records the pairing) or each arena pass
+//! (see [`super::arena`]), recording results as matches end, and finishing
+//! after the last round or at the arena's end time. The tournament
 //! worker calls [`tick`]; the director's start calls [`start_locked`].
 //!
 //! Every step runs in one write transaction on the tournament row, claimed
@@ -25,7 +26,8 @@ use super::super::matches::record::{Mode, seat_str};
 use super::super::{Context, Error, Result, ladders, matches};
 use super::feed::{self, PairingEvent};
 use super::{
-    Status, TournamentView, current_rating, games_depth, games_time_control, rating_ladder, view,
+    Kind, Status, TournamentView, arena, current_rating, games_depth, games_time_control,
+    rating_ladder, view,
 };
 
 /// Tournaments handled per worker pass.
@@ -191,12 +193,14 @@ fn pair_next(
                 o_player_id: board.o.clone(),
                 result: None,
                 created_at: now,
+                x_berserk: false,
+                o_berserk: false,
             },
         )?;
         for (player, seat) in [(&board.x, Seat::X), (&board.o, Seat::O)] {
             changed.pairings.push(PairingEvent {
                 tournament_id: row.id.clone(),
-                round: pairing.round,
+                round: Some(pairing.round),
                 match_id: m.id.to_string(),
                 seat: seat_str(seat),
                 player_id: player.clone(),
@@ -207,6 +211,11 @@ fn pair_next(
     row.round = round;
     row.next_at = None;
     Ok(())
+}
+
+/// Whether a tournament is an arena (else a Swiss).
+fn is_arena(row: &TournamentRow) -> bool {
+    Kind::parse(&row.kind) == Some(Kind::Arena)
 }
 
 /// How many entrants are still playing.
@@ -249,7 +258,11 @@ pub fn start_locked(
     row.starts_at = Some(now);
     row.sort_at = now;
     let mut changed = Changed::default();
-    pair_next(conn, row, now, &mut changed)?;
+    if is_arena(row) {
+        arena::start(conn, row, now, &mut changed.pairings)?;
+    } else {
+        pair_next(conn, row, now, &mut changed)?;
+    }
     row.version += 1;
     store::save(conn, row)?;
     changed.view = Some(view(conn, row)?);
@@ -264,11 +277,17 @@ fn record_results(conn: &mut DbConnection, row: &mut TournamentRow, now: Millis)
     if ended.is_empty() {
         return Ok(false);
     }
-    for (match_id, winner) in &ended {
-        let result = winner.map_or("draw", |w| w.as_str());
-        store::record_result(conn, match_id, result)?;
+    // One statement per result (an arena pass may find a thousand ended games).
+    for result in ["x", "o", "draw"] {
+        let ids: Vec<&str> = ended
+            .iter()
+            .filter(|(_, winner)| winner.map_or("draw", |w| w.as_str()) == result)
+            .map(|(id, _)| id.as_str())
+            .collect();
+        store::record_results(conn, &ids, result)?;
     }
-    if Status::of(row) == Status::Running && row.next_at.is_none() {
+    // An arena's pool is paired by its passes, whatever ended.
+    if Status::of(row) == Status::Running && row.next_at.is_none() && !is_arena(row) {
         let games = store::games(conn, &row.id)?;
         let round_over = games
             .iter()
@@ -305,6 +324,13 @@ fn step(conn: &mut DbConnection, id: &str, settings: &Settings, now: Millis) -> 
                 dirty = true;
             } else {
                 return start_locked(conn, &mut row, settings, now);
+            }
+        }
+        Status::Running if due && is_arena(&row) => {
+            dirty |= arena::pass(conn, &mut row, now, &mut changed.pairings)?;
+            if !dirty {
+                // Only the next pass's time moved: no new event version.
+                store::save(conn, &row)?;
             }
         }
         Status::Running if due => {
@@ -347,14 +373,9 @@ pub async fn tick(ctx: &Context) -> Result<usize> {
     let mut done = 0;
     let mut first_error = None;
     for id in ids {
-        let s = settings.clone();
-        let step = ctx.db.write(move |conn| step(conn, &id, &s, now)).await;
-        match step {
-            Ok(changed) => {
-                if changed.publish(ctx).await?.is_some() {
-                    done += 1;
-                }
-            }
+        match run_step(ctx, id, settings.clone(), now).await {
+            Ok(Some(_)) => done += 1,
+            Ok(None) => {}
             Err(err) => {
                 first_error.get_or_insert(err);
             }
@@ -364,4 +385,23 @@ pub async fn tick(ctx: &Context) -> Result<usize> {
         Some(err) => Err(err),
         None => Ok(done),
     }
+}
+
+/// Does what is due on one tournament at `now` (see [`tick`]) in one write
+/// transaction, then publishes what changed: the worker's unit of work, and
+/// what `uttt bench arena` times. Returns the tournament when it changed.
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn run_step(
+    ctx: &Context,
+    id: String,
+    settings: Settings,
+    now: Millis,
+) -> Result<Option<TournamentView>> {
+    let changed = ctx
+        .db
+        .write(move |conn| step(conn, &id, &settings, now))
+        .await?;
+    changed.publish(ctx).await
 }

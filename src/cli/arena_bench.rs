@@ -1,0 +1,206 @@
+//! `uttt bench arena --players N`: an arena of N players, all waiting in its
+//! pool, and the time of one pairing pass as the tournament worker runs it
+//! (claim the arena, load its entrants and games, pair the pool, write every
+//! match and game, commit, tell every player). Between passes every game
+//! just made is ended with a random result, so later passes pair a pool with
+//! history (ranks, streaks, the no-rematch rule). Uses `DATABASE_URL` and
+//! `REDIS_URL` as the server does.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::clock::TimeControl;
+use crate::config::Config;
+use crate::cpu::Rng;
+use crate::rules::Seat;
+use crate::service::matches::play;
+use crate::service::matches::record::{EndReason, time_control_columns};
+use crate::service::tournaments::run::{self, Settings};
+use crate::store::players::NewPlayer;
+use crate::store::tournaments::{self as store, EntrantRow, TournamentRow};
+use crate::time::SystemTime;
+
+/// Arguments of `uttt bench arena`.
+#[derive(Debug, clap::Args)]
+pub struct ArenaBenchArgs {
+    /// Players in the arena (all waiting in the pool at the first pass).
+    #[arg(long, default_value_t = 2_000)]
+    pub players: usize,
+    /// Passes to time (each after the previous pass's games ended).
+    #[arg(long, default_value_t = 5)]
+    pub passes: usize,
+}
+
+/// Runs the benchmark.
+///
+/// # Errors
+/// The database or broker cannot be reached.
+pub async fn run(
+    config: Config,
+    args: &ArenaBenchArgs,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let ctx = crate::server::context(config, Arc::new(SystemTime)).await?;
+    let tag = crate::ids::record_id()[..6].to_lowercase();
+    let now = ctx.time.now_ms();
+    let mut rng = Rng::new(21);
+    let players: Vec<(String, String, f64)> = (0..args.players)
+        .map(|i| {
+            (
+                crate::ids::player_id(),
+                format!("ab_{tag}_{i}"),
+                800.0 + rng.below(1400) as f64,
+            )
+        })
+        .collect();
+    let (tc_kind, tc_initial_ms, tc_increment_ms, tc_turn_ms) =
+        time_control_columns(TimeControl::TOURNAMENT);
+    let tournament = TournamentRow {
+        id: crate::ids::record_id(),
+        name: format!("bench arena {tag}"),
+        kind: "arena".into(),
+        status: "running".into(),
+        director_id: players
+            .first()
+            .map(|p| p.0.clone())
+            .ok_or_else(|| anyhow::anyhow!("--players must be at least 1"))?,
+        depth: 2,
+        tc_kind,
+        tc_initial_ms,
+        tc_increment_ms,
+        tc_turn_ms,
+        ladder: None,
+        rated: false,
+        rounds: None,
+        round: 0,
+        round_pause_ms: 0,
+        duration_ms: Some(86_400_000),
+        starts_at: Some(now),
+        ends_at: Some(now + 86_400_000),
+        next_at: Some(now),
+        max_players: None,
+        entry_code: None,
+        min_rating: None,
+        players: i32::try_from(args.players)?,
+        version: 1,
+        sort_at: now,
+        created_at: now,
+        finished_at: None,
+    };
+    let id = tournament.id.clone();
+    let setup = Instant::now();
+    let all = players.clone();
+    ctx.db
+        .write(move |conn| -> Result<(), crate::store::StoreError> {
+            for (pid, name, _) in &all {
+                crate::store::players::insert(
+                    conn,
+                    &NewPlayer {
+                        id: pid,
+                        username: name,
+                        username_key: name,
+                        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hiZW5jaA$unusable",
+                        role: "player",
+                        created_at: now,
+                    },
+                )?;
+            }
+            store::insert(conn, &tournament)?;
+            for (pid, _, rating) in &all {
+                store::add_entrant(
+                    conn,
+                    &EntrantRow {
+                        tournament_id: tournament.id.clone(),
+                        player_id: pid.clone(),
+                        rating: *rating,
+                        withdrawn: false,
+                        joined_at: now,
+                        back_at: None,
+                        removed: false,
+                    },
+                )?;
+            }
+            Ok(())
+        })
+        .await?;
+    writeln!(
+        out,
+        "arena {id} with {} players on {} + {} (set up in {:.1} s)",
+        args.players,
+        match ctx.db.backend() {
+            crate::store::Backend::Postgres => "PostgreSQL",
+            crate::store::Backend::Sqlite => "SQLite",
+        },
+        ctx.broker.kind(),
+        setup.elapsed().as_secs_f64()
+    )?;
+    let settings = Settings::of(&ctx);
+    let mut times = Vec::with_capacity(args.passes);
+    for pass in 1..=args.passes {
+        let started = Instant::now();
+        let now = ctx.time.now_ms();
+        run::run_step(&ctx, id.clone(), settings.clone(), now).await?;
+        let ms = started.elapsed().as_secs_f64() * 1000.0;
+        let made = end_games(&ctx, &id, &mut rng).await?;
+        times.push(ms);
+        writeln!(
+            out,
+            "pass {pass}: {made} games made for {} waiting players in {ms:.1} ms",
+            args.players
+        )?;
+    }
+    times.sort_by(f64::total_cmp);
+    if let (Some(first), Some(median)) = (times.first(), times.get(times.len() / 2)) {
+        writeln!(
+            out,
+            "fastest {first:.1} ms, median {median:.1} ms, slowest {:.1} ms",
+            times.last().copied().unwrap_or(*first)
+        )?;
+    }
+    Ok(())
+}
+
+/// Ends every unfinished game of the arena with a random result (after the
+/// timing); returns how many there were.
+async fn end_games(
+    ctx: &crate::service::Context,
+    id: &str,
+    rng: &mut Rng,
+) -> anyhow::Result<usize> {
+    let id = id.to_owned();
+    let seed = rng.below(1 << 30);
+    let growth = ctx.config.rating_growth;
+    let now = ctx.time.now_ms();
+    let ended = ctx
+        .db
+        .write(move |conn| -> crate::service::Result<usize> {
+            let mut rng = Rng::new(seed as u64);
+            let open: Vec<String> = store::games_timed(conn, &id)?
+                .into_iter()
+                .filter(|(_, end)| end.is_none())
+                .map(|(g, _)| g.match_id)
+                .collect();
+            for match_id in &open {
+                let Some(mut row) = crate::store::matches::lock(conn, match_id)? else {
+                    continue;
+                };
+                let winner = match rng.below(5) {
+                    0 | 1 => Some(Seat::X),
+                    2 | 3 => Some(Seat::O),
+                    _ => None,
+                };
+                let reason = if winner.is_some() {
+                    EndReason::Resignation
+                } else {
+                    EndReason::Draw
+                };
+                play::finish(conn, &mut row, winner, reason, now, growth)?;
+                row.version += 1;
+                crate::store::matches::save(conn, &row)?;
+            }
+            Ok(open.len())
+        })
+        .await?;
+    Ok(ended)
+}

@@ -1,0 +1,416 @@
+//! Running an arena (RULES.md "Tournaments", Arena): free players wait in
+//! the pool and a pairing pass, about once a second per running arena,
+//! pairs them with the pure core ([`crate::tournament::arena`]) and makes
+//! all their matches in the pass's transaction; at the end time no game
+//! starts and the arena finishes (games still running are played out and
+//! rated, but score nothing). Berserk halves a player's own clock.
+//!
+//! A pass runs inside the tournament worker's step, on the tournament row
+//! claimed with `FOR UPDATE SKIP LOCKED` (SQLite has one writer): one pass
+//! per arena at a time whichever instance runs it, and a player is free
+//! only when none of the arena's games they sit in is unfinished, read
+//! under that lock, so nobody is ever seated in two of its games at once.
+//! Nothing is stored per player but their entry: points, streaks and ranks
+//! are recomputed from the games by the core, so they cannot drift.
+//!
+//! Over 400 lines: the pass, berserk and the games list share the arena's
+//! loading (entrants, games, who is free); split it if a second pool rule comes.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::rules::Seat;
+use crate::store::DbConnection;
+use crate::store::matches as match_store;
+use crate::store::ratings;
+use crate::store::tournaments::{self as store, GameRow, TimedGame, TournamentRow};
+use crate::time::{Millis, rfc3339};
+use crate::tournament::GameResult;
+use crate::tournament::arena::{self as core, Arena, PoolPass, Waiting};
+
+use super::super::accounts::Player;
+use super::super::matches::create::{self, NewMatch, SeatSpec};
+use super::super::matches::play;
+use super::super::matches::record::{MatchRecord, Mode, seat_str};
+use super::super::matches::state::MatchState;
+use super::super::{ConflictCode, Context, Error, Result, ladders, matches};
+use super::feed::PairingEvent;
+use super::{Kind, PlayerRef, Status, games_depth, games_time_control};
+
+/// How often a running arena's pool is paired.
+pub const PASS_EVERY_MS: Millis = 1_000;
+/// Durations allowed (API.md: 10 minutes to a day).
+pub const DURATION_MS: (i64, i64) = (600_000, 86_400_000);
+
+/// An arena as the core sees it, with who is playing now and since when
+/// each player is free.
+pub struct Loaded {
+    /// Entrants and games.
+    pub arena: Arena,
+    /// The stored games with their matches' ends, oldest first (the core's
+    /// game `i` is `games[i]`).
+    pub games: Vec<TimedGame>,
+    /// Players seated in one of its games that has not ended.
+    pub playing: HashSet<String>,
+    /// When each entrant last became free: joined, came back, or a game ended.
+    pub free_since: HashMap<String, Millis>,
+}
+
+/// Loads an arena: its entrants, its games and their matches' results.
+/// Performance uses the entrants' tournament ratings (taken at joining and
+/// again at the start), the only ratings stored per entrant.
+///
+/// # Errors
+/// Database errors, or a stored arena the core refuses (a corrupt record).
+pub fn load(conn: &mut DbConnection, row: &TournamentRow) -> Result<Loaded> {
+    let entrants = store::entrants(conn, &row.id)?;
+    let games = store::games_timed(conn, &row.id)?;
+    let mut free_since: HashMap<String, Millis> = entrants
+        .iter()
+        .map(|(e, _)| (e.player_id.clone(), e.back_at.unwrap_or(0).max(e.joined_at)))
+        .collect();
+    let rating: HashMap<&str, f64> = entrants
+        .iter()
+        .map(|(e, _)| (e.player_id.as_str(), e.rating))
+        .collect();
+    let mut playing = HashSet::new();
+    let mut core_games = Vec::with_capacity(games.len());
+    for (g, end) in &games {
+        match end {
+            None => {
+                playing.insert(g.x_player_id.clone());
+                playing.insert(g.o_player_id.clone());
+            }
+            Some((_, at)) => {
+                for p in [&g.x_player_id, &g.o_player_id] {
+                    if let Some(since) = free_since.get_mut(p) {
+                        *since = (*since).max(*at);
+                    }
+                }
+            }
+        }
+        let rating_of = |id: &str| {
+            rating
+                .get(id)
+                .copied()
+                .unwrap_or(crate::rating::INITIAL.rating)
+        };
+        core_games.push(core::Game {
+            x: g.x_player_id.clone(),
+            o: g.o_player_id.clone(),
+            x_rating: rating_of(&g.x_player_id),
+            o_rating: rating_of(&g.o_player_id),
+            x_berserk: g.x_berserk,
+            o_berserk: g.o_berserk,
+            finished: end.map(|(winner, at)| core::Finished {
+                result: GameResult::from_winner(winner.map(|w| w.0)),
+                at,
+            }),
+        });
+    }
+    let core_entrants = entrants
+        .into_iter()
+        .map(|(e, _)| core::Entrant {
+            id: e.player_id,
+            rating: e.rating,
+            withdrawn: e.withdrawn,
+        })
+        .collect();
+    let arena = Arena::new(
+        core_entrants,
+        core_games,
+        row.ends_at.unwrap_or(Millis::MAX),
+    )
+    .map_err(|e| Error::Internal(format!("arena {}: {e}", row.id)))?;
+    Ok(Loaded {
+        arena,
+        games,
+        playing,
+        free_since,
+    })
+}
+
+/// Starts a locked arena: it runs until `now + duration_ms`, and the first
+/// pass pairs the entrants at once.
+///
+/// # Errors
+/// Store failures.
+pub fn start(
+    conn: &mut DbConnection,
+    row: &mut TournamentRow,
+    now: Millis,
+    pairings: &mut Vec<PairingEvent>,
+) -> Result<()> {
+    let duration = row.duration_ms.unwrap_or(DURATION_MS.0);
+    row.ends_at = Some(now.saturating_add(duration));
+    pass(conn, row, now, pairings)?;
+    Ok(())
+}
+
+/// Ends a locked arena at its end time: no game starts from now on, and the
+/// standings are final (games still running do not count).
+fn finish(row: &mut TournamentRow, now: Millis) {
+    row.status = Status::Finished.as_str().to_owned();
+    row.finished_at = Some(now);
+    row.next_at = None;
+}
+
+/// One pairing pass on a locked, running arena at `now`: pairs the players
+/// waiting in the pool and makes their matches, or finishes the arena at its
+/// end time. Schedules the next pass. Returns whether the arena changed (a
+/// new event version); the caller saves the row either way.
+///
+/// # Errors
+/// Store failures.
+pub fn pass(
+    conn: &mut DbConnection,
+    row: &mut TournamentRow,
+    now: Millis,
+    pairings: &mut Vec<PairingEvent>,
+) -> Result<bool> {
+    let ends_at = row.ends_at.unwrap_or(now);
+    if now >= ends_at {
+        finish(row, now);
+        return Ok(true);
+    }
+    row.next_at = Some(now.saturating_add(PASS_EVERY_MS).min(ends_at));
+    let loaded = load(conn, row)?;
+    let waiting: Vec<Waiting> = loaded
+        .arena
+        .entrants()
+        .iter()
+        .filter(|e| !e.withdrawn && !loaded.playing.contains(&e.id))
+        .map(|e| Waiting {
+            id: e.id.clone(),
+            since: loaded.free_since.get(&e.id).copied().unwrap_or(now),
+        })
+        .collect();
+    if waiting.len() < 2 {
+        return Ok(false);
+    }
+    let pool = loaded
+        .arena
+        .pool(&waiting)
+        .map_err(|e| Error::Internal(format!("arena {}: {e}", row.id)))?;
+    let pairs = core::pair_pool(
+        &pool,
+        &PoolPass {
+            now,
+            ends_at,
+            active_players: loaded.arena.active_players(),
+        },
+    )
+    .map_err(|e| Error::Internal(format!("arena {}: {e}", row.id)))?;
+    if pairs.is_empty() {
+        return Ok(false);
+    }
+    let depth = games_depth(row)?;
+    let tc = games_time_control(row)?;
+    let first_board = i32::try_from(loaded.games.len()).unwrap_or(i32::MAX - 1) + 1;
+    let mut rows = Vec::with_capacity(pairs.len());
+    let mut games = Vec::with_capacity(pairs.len());
+    for (k, pair) in pairs.iter().enumerate() {
+        let m = create::new_row(
+            NewMatch {
+                // Stored as a casual (or, rated, a ladder's) match, as Swiss
+                // games are; its state says `tournament`.
+                mode: Mode::Casual,
+                ladder: row.ladder.clone(),
+                rated: row.rated,
+                depth,
+                time_control: tc,
+                x: SeatSpec::player(&pair.x),
+                o: SeatSpec::player(&pair.o),
+                cpu_level: None,
+                room_code: None,
+            },
+            now,
+        )?;
+        let match_id = m.id.to_string();
+        games.push(GameRow {
+            match_id: match_id.clone(),
+            tournament_id: row.id.clone(),
+            // Arena games have no rounds; the board is the game's number.
+            round: 0,
+            board: first_board.saturating_add(i32::try_from(k).unwrap_or(i32::MAX)),
+            x_player_id: pair.x.clone(),
+            o_player_id: pair.o.clone(),
+            result: None,
+            created_at: now,
+            x_berserk: false,
+            o_berserk: false,
+        });
+        for (player, seat) in [(&pair.x, Seat::X), (&pair.o, Seat::O)] {
+            pairings.push(PairingEvent {
+                tournament_id: row.id.clone(),
+                round: None,
+                match_id: match_id.clone(),
+                seat: seat_str(seat),
+                player_id: player.clone(),
+            });
+        }
+        rows.push(m);
+    }
+    match_store::insert_many(conn, &rows)?;
+    store::insert_games(conn, &games)?;
+    if let Some(ladder) = &row.ladder {
+        let rating_rows: Vec<_> = pairs
+            .iter()
+            .flat_map(|p| [&p.x, &p.o])
+            .map(|player| ladders::initial_row(player, ladder, now))
+            .collect();
+        ratings::insert_missing(conn, &rating_rows)?;
+    }
+    Ok(true)
+}
+
+/// Goes berserk in an arena game (API.md `POST /tournaments/{id}/berserk`):
+/// halves the player's own clock before their first move; a berserk win
+/// scores a point more.
+///
+/// # Errors
+/// `not_found` (no such tournament, or the match is not one of its games);
+/// `forbidden` (not seated in it); `match_over`; `berserk_not_allowed` (not
+/// an arena, not running, no clock, already moved or already berserk).
+#[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
+pub async fn berserk(
+    ctx: &Context,
+    player: &Player,
+    tournament_id: &str,
+    match_id: &str,
+) -> Result<MatchState> {
+    let (tid, mid, me) = (
+        tournament_id.to_owned(),
+        match_id.to_owned(),
+        player.id.clone(),
+    );
+    let snap = ctx
+        .db
+        .write(move |conn| {
+            let t = store::get(conn, &tid)?.ok_or(Error::NotFound("tournament"))?;
+            let game = store::game(conn, &mid)?
+                .filter(|g| g.tournament_id == t.id)
+                .ok_or(Error::NotFound("match"))?;
+            let mut m = match_store::lock(conn, &mid)?.ok_or(Error::NotFound("match"))?;
+            let seat = m
+                .seat_of(&me)
+                .ok_or(Error::Forbidden("you are not seated in this match"))?;
+            if Kind::parse(&t.kind) != Some(Kind::Arena) {
+                return Err(not_allowed("berserk is for arena tournaments"));
+            }
+            if !m.is_active() {
+                return Err(Error::MatchOver("the match is over"));
+            }
+            if Status::of(&t) != Status::Running {
+                return Err(not_allowed("the arena is not running"));
+            }
+            // X moves at plies 0, 2, …; O at 1, 3, …
+            let has_moved = m.ply > i32::from(seat == Seat::O);
+            let already = match seat {
+                Seat::X => game.x_berserk,
+                Seat::O => game.o_berserk,
+            };
+            let bank = core::berserk_bank(&m.time_control()?, m.bank(seat), has_moved, already)
+                .map_err(|e| not_allowed(&e.to_string()))?;
+            match seat {
+                Seat::X => m.x_bank_ms = Some(bank),
+                Seat::O => m.o_bank_ms = Some(bank),
+            }
+            m.refresh_derived()?;
+            m.version += 1;
+            match_store::save(conn, &m)?;
+            store::set_berserk(conn, &mid, seat == Seat::X)?;
+            play::snapshot(conn, m)
+        })
+        .await?;
+    let state = matches::publish(ctx, &snap).await?;
+    tracing::info!(match.id = %match_id, tournament.id = %tournament_id, "berserk");
+    Ok(state)
+}
+
+/// The 409 `berserk_not_allowed`.
+fn not_allowed(detail: &str) -> Error {
+    Error::conflict(ConflictCode::BerserkNotAllowed, detail.to_owned(), None)
+}
+
+/// Both seats' share of something in one game.
+#[derive(Debug, Clone, Copy, Serialize, ToSchema, PartialEq, Eq)]
+pub struct BySeat<T> {
+    /// X's.
+    pub x: T,
+    /// O's.
+    pub o: T,
+}
+
+/// One arena game (API.md `GET /tournaments/{id}/games`).
+#[derive(Debug, Clone, Serialize, ToSchema, PartialEq, Eq)]
+pub struct GameView {
+    /// The match.
+    pub match_id: String,
+    /// The player seated X.
+    pub x: PlayerRef,
+    /// The player seated O.
+    pub o: PlayerRef,
+    /// `x`, `o`, `draw`, or `null` while being played.
+    pub result: Option<String>,
+    /// When it was paired.
+    pub started_at: String,
+    /// When it ended.
+    pub ended_at: Option<String>,
+    /// Who went berserk.
+    #[schema(value_type = BySeat<bool>)]
+    pub berserk: BySeat<bool>,
+    /// Arena points the game scored each player (`null`: being played, ended
+    /// after the arena's end, or a Swiss game).
+    #[schema(value_type = BySeat<Option<u32>>)]
+    pub points: BySeat<Option<u32>>,
+}
+
+/// Every game of a tournament, oldest first, with what each scored.
+///
+/// # Errors
+/// Store failures; a corrupt record.
+pub fn games_of(conn: &mut DbConnection, row: &TournamentRow) -> Result<Vec<GameView>> {
+    let names: HashMap<String, String> = store::entrants(conn, &row.id)?
+        .into_iter()
+        .map(|(e, name)| (e.player_id, name))
+        .collect();
+    let named = |id: &str| PlayerRef {
+        id: id.to_owned(),
+        username: names
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| "(deleted)".to_owned()),
+    };
+    let (games, points) = if Kind::parse(&row.kind) == Some(Kind::Arena) {
+        let loaded = load(conn, row)?;
+        let mut points = vec![BySeat { x: None, o: None }; loaded.games.len()];
+        for gp in loaded.arena.game_points() {
+            points[gp.game] = BySeat { x: gp.x, o: gp.o };
+        }
+        (loaded.games, points)
+    } else {
+        let games = store::games_timed(conn, &row.id)?;
+        let n = games.len();
+        (games, vec![BySeat { x: None, o: None }; n])
+    };
+    Ok(games
+        .into_iter()
+        .zip(points)
+        .map(|((g, end), points)| GameView {
+            match_id: g.match_id.clone(),
+            x: named(&g.x_player_id),
+            o: named(&g.o_player_id),
+            result: end.map(|(w, _)| w.map_or("draw", |s| s.as_str()).to_owned()),
+            started_at: rfc3339(g.created_at),
+            ended_at: end.map(|(_, at)| rfc3339(at)),
+            berserk: BySeat {
+                x: g.x_berserk,
+                o: g.o_berserk,
+            },
+            points,
+        })
+        .collect())
+}
