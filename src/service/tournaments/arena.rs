@@ -214,9 +214,7 @@ pub fn pass(
     for (k, pair) in pairs.iter().enumerate() {
         let m = create::new_row(
             NewMatch {
-                // Stored as a casual (or, rated, a ladder's) match, as Swiss
-                // games are; its state says `tournament`.
-                mode: Mode::Casual,
+                mode: Mode::Tournament,
                 ladder: row.ladder.clone(),
                 rated: row.rated,
                 depth,
