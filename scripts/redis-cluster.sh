@@ -10,13 +10,16 @@
 # DIR defaults to /tmp/uttt-redis-cluster. Starting an already running
 # cluster does nothing.
 #
-# The single-node cluster is what the test suite can use today: the server's
-# Redis client has no cluster routing (the redis crate's `cluster-async`
-# feature is off), but a cluster node refuses every command and script whose
-# declared keys span hash slots (CROSSSLOT), so
+# `.ci/run` starts the three-node cluster and points the tests at it:
+#   scripts/redis-cluster.sh start
+#   TEST_REDIS_CLUSTER_URL=redis://127.0.0.1:7000,redis://127.0.0.1:7001,redis://127.0.0.1:7002 \
+#     cargo test --locked --test broker_contract
+# A server runs on it with REDIS_URL set to that list. The single-node
+# cluster refuses every command and script whose declared keys span hash
+# slots (CROSSSLOT) even through a plain client, so
 #   BASE_PORT=7100 scripts/redis-cluster.sh single
 #   TEST_REDIS_URL=redis://127.0.0.1:7100 cargo test --locked --test broker_contract
-# checks that every multi-key call of the broker stays in one slot.
+# checks the slot rule for the single-node code path too.
 set -euo pipefail
 base=${BASE_PORT:-7000}
 dir=${DIR:-/tmp/uttt-redis-cluster}

@@ -62,6 +62,12 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
     tracing::info!(backend = ?db.backend(), migrations.applied = applied, "database ready");
 
     let broker: SharedBroker = match &config.redis_url {
+        Some(url) if config.redis_cluster => {
+            let nodes: Vec<&str> = url.split(',').map(str::trim).collect();
+            RedisBroker::connect_cluster(&nodes, &config.redis_prefix)
+                .await
+                .with_context(|| format!("connecting to the Redis Cluster at {}", redact(url)))?
+        }
         Some(url) => RedisBroker::connect(url, &config.redis_prefix)
             .await
             .with_context(|| format!("connecting to Redis at {}", redact(url)))?,
@@ -221,6 +227,10 @@ fn write_private(path: &Path, text: &str) -> std::io::Result<()> {
 
 /// A URL with its password replaced, for logs.
 fn redact(url: &str) -> String {
+    if url.contains(',') {
+        // A cluster's node list: each URL on its own.
+        return url.split(',').map(redact).collect::<Vec<_>>().join(",");
+    }
     match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let userinfo = &url[scheme + 3..at];

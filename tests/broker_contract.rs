@@ -2,8 +2,10 @@
 //! (`broker/memory.rs`) and against Redis (`broker/redis.rs` and the Lua
 //! scripts of `broker/redis_queue.rs`), which implement the same rules twice.
 //!
-//! Redis runs when `TEST_REDIS_URL` is set; a Redis that cannot be reached
-//! then fails the test. Each Redis check works under a key prefix of its own
+//! Redis runs when `TEST_REDIS_URL` is set, and a Redis Cluster when
+//! `TEST_REDIS_CLUSTER_URL` is (one or more nodes' URLs, separated by commas;
+//! `scripts/redis-cluster.sh start` makes a local three-node one); a Redis
+//! that cannot be reached then fails the test. Each Redis check works under a key prefix of its own
 //! (`contract:<id>:`), deleted when it ends, so checks run in parallel.
 //!
 //! Leases, locks, slots, presence records and rate windows live in real time;
@@ -26,7 +28,8 @@ use uttt::broker::{
     Subscription, Ticket, TicketStatus,
 };
 
-/// Declares each check once per broker: `name::in_process` and `name::redis`.
+/// Declares each check once per broker: `name::in_process`, `name::redis` and
+/// `name::redis_cluster`.
 macro_rules! on_both_brokers {
     ($($name:ident),* $(,)?) => {
         $(
@@ -39,6 +42,11 @@ macro_rules! on_both_brokers {
                 #[tokio::test]
                 async fn redis() {
                     super::on_redis(super::$name).await;
+                }
+
+                #[tokio::test]
+                async fn redis_cluster() {
+                    super::on_redis_cluster(super::$name).await;
                 }
             }
         )*
@@ -88,6 +96,29 @@ fn redis_url() -> Option<String> {
     url
 }
 
+/// `TEST_REDIS_CLUSTER_URL`, or `None` (saying so) when it is unset.
+fn cluster_url() -> Option<String> {
+    let url = std::env::var("TEST_REDIS_CLUSTER_URL")
+        .ok()
+        .filter(|v| !v.is_empty());
+    if url.is_none() {
+        eprintln!(
+            "TEST_REDIS_CLUSTER_URL is not set: the Redis Cluster variant of this check does not run"
+        );
+    }
+    url
+}
+
+/// A broker on the Redis Cluster at `url` (nodes separated by commas).
+async fn cluster_broker(url: &str, prefix: &str) -> Arc<RedisBroker> {
+    let nodes: Vec<&str> = url.split(',').collect();
+    RedisBroker::connect_cluster(&nodes, prefix)
+        .await
+        .unwrap_or_else(|e| {
+            panic!("TEST_REDIS_CLUSTER_URL is set to {url} but the cluster cannot be reached: {e}")
+        })
+}
+
 /// Runs `check` against Redis under a prefix of its own, deleting its keys
 /// afterwards; does nothing when `TEST_REDIS_URL` is unset.
 async fn on_redis<F, Fut>(check: F)
@@ -104,6 +135,28 @@ where
         .unwrap_or_else(|e| {
             panic!("TEST_REDIS_URL is set to {url} but Redis cannot be reached: {e}")
         });
+    run_then_clean(broker, check).await;
+}
+
+/// As [`on_redis`], on the Redis Cluster of `TEST_REDIS_CLUSTER_URL`.
+async fn on_redis_cluster<F, Fut>(check: F)
+where
+    F: FnOnce(SharedBroker) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let Some(url) = cluster_url() else {
+        return;
+    };
+    let prefix = format!("contract:{}:", uttt::ids::record_id());
+    run_then_clean(cluster_broker(&url, &prefix).await, check).await;
+}
+
+/// Runs `check` on `broker`, then deletes its keys, failing or not.
+async fn run_then_clean<F, Fut>(broker: Arc<RedisBroker>, check: F)
+where
+    F: FnOnce(SharedBroker) -> Fut,
+    Fut: Future<Output = ()>,
+{
     let shared: SharedBroker = Arc::clone(&broker) as SharedBroker;
     let outcome = AssertUnwindSafe(check(shared)).catch_unwind().await;
     broker
@@ -749,18 +802,89 @@ async fn redis_instances_receive_only_the_events_of_the_matches_they_stream() {
         instances.push(RedisBroker::connect(&url, &prefix).await.unwrap());
     }
     let client = redis::Client::open(url.as_str()).unwrap();
-    let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+    let counter = SubscriberCount {
+        nodes: vec![client.get_multiplexed_async_connection().await.unwrap()],
+        sharded: false,
+    };
+    instances_receive_only_their_share(instances, counter, &prefix).await;
+}
+
+/// The same on a Redis Cluster (sharded pub/sub: each match's channel lives
+/// on the node of its hash slot).
+#[tokio::test]
+async fn redis_cluster_instances_receive_only_the_events_of_the_matches_they_stream() {
+    let Some(url) = cluster_url() else {
+        return;
+    };
+    let prefix = format!("contract:{}:", uttt::ids::record_id());
+    let mut instances = Vec::new();
+    for _ in 0..4 {
+        instances.push(cluster_broker(&url, &prefix).await);
+    }
+    // Every node of the cluster, from CLUSTER NODES of the first one named.
+    let first = url.split(',').next().unwrap();
+    let mut conn = redis::Client::open(first)
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let listing: String = redis::cmd("CLUSTER")
+        .arg("NODES")
+        .query_async(&mut conn)
+        .await
+        .unwrap();
+    let mut nodes = Vec::new();
+    for line in listing.lines() {
+        let address = line.split(' ').nth(1).unwrap().split('@').next().unwrap();
+        let client = redis::Client::open(format!("redis://{address}")).unwrap();
+        nodes.push(client.get_multiplexed_async_connection().await.unwrap());
+    }
+    assert!(nodes.len() >= 3, "a cluster of three nodes or more");
+    let counter = SubscriberCount {
+        nodes,
+        sharded: true,
+    };
+    instances_receive_only_their_share(instances, counter, &prefix).await;
+}
+
+/// Counts the subscriptions Redis holds on a channel, over every node.
+struct SubscriberCount {
+    nodes: Vec<redis::aio::MultiplexedConnection>,
+    /// Sharded channels (SSUBSCRIBE) rather than classic ones.
+    sharded: bool,
+}
+
+impl SubscriberCount {
+    async fn of(&mut self, channel: &str) -> i64 {
+        let mut total = 0;
+        for conn in &mut self.nodes {
+            let answer: Vec<(String, i64)> = redis::cmd("PUBSUB")
+                .arg(if self.sharded {
+                    "SHARDNUMSUB"
+                } else {
+                    "NUMSUB"
+                })
+                .arg(channel)
+                .query_async(conn)
+                .await
+                .unwrap();
+            total += answer[0].1;
+        }
+        total
+    }
+}
+
+/// The body of the four-instance checks above.
+async fn instances_receive_only_their_share(
+    instances: Vec<Arc<RedisBroker>>,
+    mut counter: SubscriberCount,
+    prefix: &str,
+) {
     let channel = |m: usize| format!("match:m{m}");
     // How many instances Redis counts as subscribed to match `m`'s channel.
-    let mut subscribers = async |m: usize| -> i64 {
-        let answer: Vec<(String, i64)> = redis::cmd("PUBSUB")
-            .arg("NUMSUB")
-            .arg(format!("{prefix}ev:{}", channel(m)))
-            .query_async(&mut conn)
-            .await
-            .unwrap();
-        answer[0].1
-    };
+    let counter_sharded = counter.sharded;
+    let mut subscribers =
+        async |m: usize| -> i64 { counter.of(&format!("{prefix}ev:{}", channel(m))).await };
 
     // Instance i streams matches 2i and 2i+1, match 2i twice (two viewers).
     let mut streams = Vec::new();
@@ -799,14 +923,21 @@ async fn redis_instances_receive_only_the_events_of_the_matches_they_stream() {
         }
     }
     // A witness published last: once each instance has it, everything
-    // published before it has reached that instance too (one connection, in order).
+    // published before it has reached that instance too (one connection, in
+    // order; on a cluster the nodes deliver independently, so wait a moment
+    // more for a stray message to show).
     let mut witnesses = Vec::new();
     for b in &instances {
         witnesses.push(b.subscribe("witness").await.unwrap());
     }
     instances[0].publish("witness", "w".into()).await.unwrap();
-    for (i, w) in witnesses.iter_mut().enumerate() {
+    for w in &mut witnesses {
         assert_eq!(next_notice(w).await, message("w"));
+    }
+    if counter_sharded {
+        sleep_ms(300).await;
+    }
+    for (i, _) in witnesses.iter().enumerate() {
         assert_eq!(
             instances[i].received() - before[i],
             2 * VERSIONS as u64 + 1,

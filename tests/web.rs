@@ -241,6 +241,13 @@ async fn a_finished_match_is_analysed_and_stepped_through() {
 }
 
 #[actix_web::test]
+async fn a_swiss_tournament_is_created_joined_started_followed_and_exported() {
+    // Players who joined through the API never open their games: no CPU
+    // takes their seats before the script resigns for them.
+    browser_script_with("tournament", |c| c.drop_grace = Duration::from_secs(120)).await;
+}
+
+#[actix_web::test]
 async fn the_client_modules_pass_their_node_unit_tests() {
     if !ready("web/tests/unit (node --test)", false) {
         return;

@@ -7,6 +7,7 @@ mod hub;
 pub mod memory;
 pub mod queue;
 pub mod redis;
+pub mod redis_conn;
 mod redis_queue;
 
 use std::sync::Arc;

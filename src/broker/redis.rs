@@ -1,6 +1,6 @@
-//! The Redis broker: state shared by any number of instances.
+//! The Redis broker: state shared by any number of instances, on one Redis
+//! node or a Redis Cluster (`redis_conn.rs` says how each is talked to).
 //!
-//! Commands go through a [`ConnectionManager`] (it reconnects by itself).
 //! Events arrive on one subscription connection per instance, subscribed to
 //! the channels (`<prefix>ev:<channel>`) of this instance's local
 //! subscribers only — subscribed on a channel's first local subscriber,
@@ -18,10 +18,12 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
-use redis::aio::{ConnectionManager, PubSubSink, PubSubStream};
-use redis::{AsyncCommands, Script};
+use redis::aio::PubSubStream;
+use redis::cluster::ClusterClientBuilder;
+use redis::{AsyncCommands, PushInfo, PushKind, Script};
 
 use super::hub::Hub;
+use super::redis_conn::{Commands, Subscriber};
 use super::{
     BrokerError, BrokerResult, Health, Notice, Presence, PresenceRecord, PubSub, RateDecision,
     RateLimiter, Slots, Subscription,
@@ -91,7 +93,7 @@ return 1
 /// A broker on Redis.
 #[derive(Clone)]
 pub struct RedisBroker {
-    conn: ConnectionManager,
+    conn: Commands,
     prefix: String,
     hub: Arc<Hub>,
     remote: Arc<tokio::sync::Mutex<Remote>>,
@@ -120,12 +122,12 @@ impl RedisBroker {
     /// Redis cannot be reached.
     pub async fn connect(url: &str, prefix: &str) -> BrokerResult<Arc<RedisBroker>> {
         let client = redis::Client::open(url)?;
-        let conn = client.get_connection_manager().await?;
+        let conn = Commands::Single(client.get_connection_manager().await?);
         let (idle_tx, idle_rx) = tokio::sync::mpsc::unbounded_channel();
         let hub = Arc::new(Hub::with_idle(idle_tx));
         let (sink, stream) = client.get_async_pubsub().await?.split();
         let remote = Arc::new(tokio::sync::Mutex::new(Remote {
-            sink,
+            sink: Subscriber::Single(sink),
             subscribed: HashSet::new(),
         }));
         tokio::spawn(listen(
@@ -135,13 +137,54 @@ impl RedisBroker {
             Arc::clone(&remote),
             prefix.to_owned(),
         ));
+        Ok(RedisBroker::assemble(conn, hub, remote, idle_rx, prefix))
+    }
+
+    /// Connects to a Redis Cluster through any of its `nodes` (the others
+    /// are discovered) and starts the event subscription task; otherwise as
+    /// [`RedisBroker::connect`].
+    ///
+    /// # Errors
+    /// No node can be reached, or the cluster does not serve every slot.
+    pub async fn connect_cluster(nodes: &[&str], prefix: &str) -> BrokerResult<Arc<RedisBroker>> {
+        let commands = ClusterClientBuilder::new(nodes.to_vec()).build()?;
+        let conn = Commands::Cluster(commands.get_async_connection().await?);
+        let (push_tx, push_rx) = tokio::sync::mpsc::unbounded_channel();
+        let subscriptions = ClusterClientBuilder::new(nodes.to_vec())
+            .use_protocol(redis::ProtocolVersion::RESP3)
+            .push_sender(push_tx)
+            .build()?;
+        let sink = subscriptions.get_async_connection().await?;
+        let (idle_tx, idle_rx) = tokio::sync::mpsc::unbounded_channel();
+        let hub = Arc::new(Hub::with_idle(idle_tx));
+        let remote = Arc::new(tokio::sync::Mutex::new(Remote {
+            sink: Subscriber::Cluster(sink),
+            subscribed: HashSet::new(),
+        }));
+        tokio::spawn(listen_pushes(
+            push_rx,
+            Arc::downgrade(&hub),
+            prefix.to_owned(),
+        ));
+        Ok(RedisBroker::assemble(conn, hub, remote, idle_rx, prefix))
+    }
+
+    /// The broker around its connections; starts the task that unsubscribes
+    /// channels whose last local subscriber left.
+    fn assemble(
+        conn: Commands,
+        hub: Arc<Hub>,
+        remote: Arc<tokio::sync::Mutex<Remote>>,
+        idle_rx: tokio::sync::mpsc::UnboundedReceiver<String>,
+        prefix: &str,
+    ) -> Arc<RedisBroker> {
         tokio::spawn(unsubscribe_idle(
             idle_rx,
             Arc::downgrade(&hub),
             Arc::clone(&remote),
             prefix.to_owned(),
         ));
-        Ok(Arc::new(RedisBroker {
+        Arc::new(RedisBroker {
             conn,
             prefix: prefix.to_owned(),
             hub,
@@ -152,7 +195,7 @@ impl RedisBroker {
             presence_script: Arc::new(Script::new(PRESENCE_SCRIPT)),
             slot_script: Arc::new(Script::new(SLOT_SCRIPT)),
             queue_scripts: Arc::new(super::redis_queue::QueueScripts::new()),
-        }))
+        })
     }
 
     /// The full Redis key for a broker-local name.
@@ -166,7 +209,7 @@ impl RedisBroker {
     }
 
     /// A connection for commands.
-    pub fn connection(&self) -> ConnectionManager {
+    pub fn connection(&self) -> Commands {
         self.conn.clone()
     }
 
@@ -175,23 +218,14 @@ impl RedisBroker {
     /// # Errors
     /// Redis errors.
     pub async fn delete_all_keys(&self) -> BrokerResult<()> {
-        let mut conn = self.conn.clone();
-        let keys: Vec<String> = {
-            let mut iter: redis::AsyncIter<'_, String> =
-                conn.scan_match(format!("{}*", self.prefix)).await?;
-            let mut keys = Vec::new();
-            while let Some(key) = iter.next_item().await {
-                keys.push(key?);
-            }
-            keys
-        };
+        let keys = self
+            .conn
+            .keys_matching(&format!("{}*", self.prefix))
+            .await?;
         // One UNLINK per key (keys of one call must share a slot on a cluster).
         for chunk in keys.chunks(500) {
-            let mut pipe = redis::pipe();
-            for key in chunk {
-                pipe.unlink(key).ignore();
-            }
-            let _: () = pipe.query_async(&mut conn).await?;
+            let unlinks: Vec<redis::Cmd> = chunk.iter().map(redis::Cmd::unlink).collect();
+            let _: Vec<i64> = self.conn.each(&unlinks).await?;
         }
         Ok(())
     }
@@ -201,7 +235,7 @@ impl RedisBroker {
 /// subscribed to, which are the hub's watched channels (changed under this
 /// lock only, so a channel's SUBSCRIBE and UNSUBSCRIBE never cross).
 struct Remote {
-    sink: PubSubSink,
+    sink: Subscriber,
     subscribed: HashSet<String>,
 }
 
@@ -272,9 +306,56 @@ async fn resubscribe(
         let names: Vec<String> = batch.iter().map(|c| event_channel(prefix, c)).collect();
         sink.subscribe(&names).await?;
     }
-    remote.sink = sink;
+    remote.sink = Subscriber::Single(sink);
     remote.subscribed = watched.into_iter().collect();
     Ok(stream)
+}
+
+/// Hands each sharded message a cluster connection pushes to the hub. After
+/// a node's connection is lost, the crate reconnects and subscribes again by
+/// itself, so every local subscriber is told to resynchronise when the loss
+/// is reported and again once a channel is subscribed again (messages
+/// published in the gap are gone; the second resync covers a reload that
+/// raced the resubscription). Ends with the broker.
+async fn listen_pushes(
+    mut pushes: tokio::sync::mpsc::UnboundedReceiver<PushInfo>,
+    hub: Weak<Hub>,
+    prefix: String,
+) {
+    let channel_start = prefix.len() + 3;
+    let mut reconnecting = false;
+    while let Some(push) = pushes.recv().await {
+        let Some(hub) = hub.upgrade() else { return };
+        match push.kind {
+            PushKind::SMessage | PushKind::Message => {
+                hub.note_received();
+                let mut data = push.data.into_iter();
+                let (Some(channel), Some(payload)) = (data.next(), data.next()) else {
+                    continue;
+                };
+                let (Ok(channel), Ok(payload)) = (
+                    redis::from_redis_value::<String>(channel),
+                    redis::from_redis_value::<String>(payload),
+                ) else {
+                    continue;
+                };
+                if let Some(local) = channel.get(channel_start..) {
+                    hub.deliver(local, Notice::Message(payload.into()));
+                }
+            }
+            PushKind::Disconnection => {
+                tracing::warn!("event subscription lost on a cluster node");
+                reconnecting = true;
+                hub.resync_all();
+            }
+            PushKind::SSubscribe if reconnecting => {
+                tracing::info!("event subscription re-established");
+                reconnecting = false;
+                hub.resync_all();
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Unsubscribes from each channel whose last local subscriber left, unless
@@ -293,7 +374,7 @@ async fn unsubscribe_idle(
         }
         if let Err(err) = remote
             .sink
-            .unsubscribe(event_channel(&prefix, &channel))
+            .unsubscribe(&event_channel(&prefix, &channel))
             .await
         {
             // A lost connection drops its subscriptions anyway.
@@ -354,7 +435,8 @@ impl PubSub for RedisBroker {
         Box::pin(async move {
             let mut conn = self.conn.clone();
             let _: i64 = conn
-                .publish(self.key(&format!("ev:{channel}")), payload)
+                .publish_cmd(&self.key(&format!("ev:{channel}")), &payload)
+                .query_async(&mut conn)
                 .await?;
             Ok(())
         })
@@ -365,15 +447,17 @@ impl PubSub for RedisBroker {
         messages: &'a [(String, String)],
     ) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
-            // Bounded pipelines: one round trip per ten thousand messages.
+            // Bounded batches: one round trip per ten thousand messages on
+            // one node.
             for batch in messages.chunks(10_000) {
-                let mut pipe = redis::pipe();
-                for (channel, payload) in batch {
-                    pipe.publish(self.key(&format!("ev:{channel}")), payload)
-                        .ignore();
-                }
-                let _: () = pipe.query_async(&mut conn).await?;
+                let cmds: Vec<redis::Cmd> = batch
+                    .iter()
+                    .map(|(channel, payload)| {
+                        self.conn
+                            .publish_cmd(&self.key(&format!("ev:{channel}")), payload)
+                    })
+                    .collect();
+                let _: Vec<i64> = self.conn.each(&cmds).await?;
             }
             Ok(())
         })
@@ -414,14 +498,13 @@ impl Presence for RedisBroker {
             if keys.is_empty() {
                 return Ok(Vec::new());
             }
-            let mut conn = self.conn.clone();
-            // GETs in one pipeline rather than one MGET, whose keys would
-            // span slots on a cluster.
-            let mut pipe = redis::pipe();
-            for k in keys {
-                pipe.get(self.key(&format!("mark:{k}")));
-            }
-            Ok(pipe.query_async(&mut conn).await?)
+            // One GET per key rather than one MGET, whose keys would span
+            // slots on a cluster.
+            let gets: Vec<redis::Cmd> = keys
+                .iter()
+                .map(|k| redis::Cmd::get(self.key(&format!("mark:{k}"))))
+                .collect();
+            Ok(self.conn.each(&gets).await?)
         })
     }
 
@@ -472,21 +555,21 @@ impl Presence for RedisBroker {
         ttl: Duration,
     ) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             // One script call per lease (each key is a slot of its own on a
-            // cluster), pipelined in bounded batches.
+            // cluster), in bounded batches.
             for chunk in leases.chunks(256) {
-                let mut pipe = redis::pipe();
-                pipe.load_script(&self.hold_script).ignore();
-                for (key, holder) in chunk {
-                    let mut call = self.hold_script.prepare_invoke();
-                    call.key(self.key(&format!("lease:{{{key}}}")))
-                        .arg(ttl_ms)
-                        .arg(holder);
-                    pipe.invoke_script(&call).ignore();
-                }
-                let _: () = pipe.query_async(&mut conn).await?;
+                let calls: Vec<_> = chunk
+                    .iter()
+                    .map(|(key, holder)| {
+                        let mut call = self.hold_script.prepare_invoke();
+                        call.key(self.key(&format!("lease:{{{key}}}")))
+                            .arg(ttl_ms)
+                            .arg(holder);
+                        call
+                    })
+                    .collect();
+                let _: Vec<i64> = self.conn.invoke_each(&self.hold_script, &calls).await?;
             }
             Ok(())
         })
@@ -510,18 +593,19 @@ impl Presence for RedisBroker {
             if keys.is_empty() {
                 return Ok(Vec::new());
             }
-            let mut conn = self.conn.clone();
             // One script call per key: its seen time and its leases share the
             // key's hash tag, so each call stays in one slot on a cluster.
-            let mut pipe = redis::pipe();
-            pipe.load_script(&self.presence_script).ignore();
-            for key in keys {
-                let mut call = self.presence_script.prepare_invoke();
-                call.key(self.key(&format!("seen:{{{key}}}")))
-                    .key(self.key(&format!("lease:{{{key}}}")));
-                pipe.invoke_script(&call);
-            }
-            let pairs: Vec<(Option<i64>, Option<i64>)> = pipe.query_async(&mut conn).await?;
+            let calls: Vec<_> = keys
+                .iter()
+                .map(|key| {
+                    let mut call = self.presence_script.prepare_invoke();
+                    call.key(self.key(&format!("seen:{{{key}}}")))
+                        .key(self.key(&format!("lease:{{{key}}}")));
+                    call
+                })
+                .collect();
+            let pairs: Vec<(Option<i64>, Option<i64>)> =
+                self.conn.invoke_each(&self.presence_script, &calls).await?;
             Ok(pairs
                 .into_iter()
                 .map(|(seen, leases)| PresenceRecord {

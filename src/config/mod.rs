@@ -63,8 +63,12 @@ pub struct Config {
     pub database: DatabaseConfig,
     /// Largest number of pooled database connections (`UTTT_DB_POOL_SIZE`).
     pub db_pool_size: u32,
-    /// Redis URL (`REDIS_URL`); `None` selects the in-process broker.
+    /// Redis URL (`REDIS_URL`); `None` selects the in-process broker. On a
+    /// cluster, one or more nodes' URLs separated by commas.
     pub redis_url: Option<String>,
+    /// `REDIS_URL` names a Redis Cluster (`UTTT_REDIS_CLUSTER`, or implied
+    /// by several URLs).
+    pub redis_cluster: bool,
     /// Prefix of every Redis key and channel (`UTTT_REDIS_PREFIX`).
     pub redis_prefix: String,
     /// HMAC secret for access tokens (`UTTT_JWT_SECRET`); `None` = generated into the data dir.
@@ -205,6 +209,8 @@ impl Config {
                     message: "too large".into(),
                 },
             )?,
+            redis_cluster: flag(&get, "UTTT_REDIS_CLUSTER", false)?
+                || get("REDIS_URL").is_some_and(|u| u.contains(',')),
             redis_url: get("REDIS_URL"),
             redis_prefix: get("UTTT_REDIS_PREFIX").unwrap_or_else(|| "uttt:".into()),
             jwt_secret,

@@ -30,7 +30,7 @@ pub struct HistoryFilters {
     pub player_id: Option<String>,
     /// Ladder id.
     pub ladder: Option<String>,
-    /// `ranked`, `casual` or `practice`.
+    /// `ranked`, `casual`, `practice` or `tournament`.
     pub mode: Option<String>,
     /// `active` or `finished`.
     pub status: Option<String>,

@@ -62,12 +62,15 @@ static ASSETS: &[Asset] = assets![
     "js/dom.js",
     "js/lag.js",
     "js/ladders.js",
+    "js/live.js",
     "js/lobby.js",
     "js/match.js",
     "js/profile.js",
     "js/queue.js",
     "js/room.js",
     "js/session.js",
+    "js/tournament.js",
+    "js/tournaments.js",
     "js/tree.js",
 ];
 

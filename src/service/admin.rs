@@ -36,7 +36,7 @@ pub struct SeatedPlayer {
 pub struct AdminMatch {
     /// Id.
     pub id: String,
-    /// `ranked`, `casual` or `practice`.
+    /// `ranked`, `casual`, `practice` or `tournament`.
     pub mode: String,
     /// Ladder of a ranked match.
     pub ladder: Option<String>,
@@ -355,7 +355,7 @@ pub fn decode_player_cursor(text: &str) -> Option<String> {
 pub struct ExportRecord {
     /// Match id.
     pub id: String,
-    /// `ranked`, `casual` or `practice`.
+    /// `ranked`, `casual`, `practice` or `tournament`.
     pub mode: String,
     /// Ladder.
     pub ladder: Option<String>,

@@ -116,6 +116,8 @@ text_enum! {
         Casual => "casual",
         /// Against the CPU.
         Practice => "practice",
+        /// Paired by a tournament (its ladder, if rated, in `ladder`).
+        Tournament => "tournament",
     }
 }
 

@@ -340,3 +340,6 @@ impl<E: From<StoreError>> TxError<E> {
         }
     }
 }
+
+#[cfg(test)]
+mod migration_tests;

@@ -211,7 +211,7 @@ both_backends! {
     async fn bad_filter_values_get_422_naming_the_parameter(app: TestApp) {
         let boss = admin(&app, "strictboss").await;
         for (query, field) in [
-            ("mode=tournament", "mode"),
+            ("mode=blitz", "mode"),
             ("status=paused", "status"),
             ("result=tie", "result"),
             ("reason=boredom", "reason"),

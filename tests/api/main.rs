@@ -14,6 +14,7 @@ mod accounts;
 mod admin;
 mod analysis;
 mod challenges;
+mod cluster;
 mod conventions;
 mod dropouts;
 mod matches;

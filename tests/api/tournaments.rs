@@ -217,6 +217,7 @@ both_backends! {
 
         let mut byes = Vec::new();
         let mut pairs = Vec::new();
+        let mut match_ids = Vec::new();
         for n in 1..=2u32 {
             wait_for(&app, &id, "the round to be paired", |t| t["round"] == n).await;
             let r = round(&app, &id, n).await;
@@ -255,6 +256,12 @@ both_backends! {
             assert_eq!(state["tournament"], json!({"id": id, "round": n}));
             assert_eq!(state["rated"], false);
             assert_eq!(state["time_control"]["kind"], "per_turn");
+            // Stored with its own mode, so a player's list says so too.
+            let mine = app.get("/api/v1/me/matches?status=active", Some(&by_id[x].token)).await;
+            let listed = mine.body["items"].as_array().unwrap();
+            let entry = listed.iter().find(|m| m["id"] == match_id.as_str()).expect("listed");
+            assert_eq!(entry["mode"], "tournament");
+            match_ids.push(match_id.clone());
             // Round 1: X resigns; round 2: O resigns.
             let loser = if n == 1 { by_id[x] } else { by_id[o] };
             let resigned = app.post(&format!("/api/v1/matches/{match_id}/resign"), &json!({}), Some(&loser.token)).await;
@@ -262,6 +269,18 @@ both_backends! {
         }
         assert_ne!(byes[0], byes[1], "byes go to distinct players");
         assert_ne!(pairs[0], pairs[1], "no rematch");
+        // An admin filters the history by the tournament mode.
+        let admin = crate::admin::admin(&app, "referee").await;
+        let history = app.get("/api/v1/admin/matches?mode=tournament", Some(&admin.token)).await;
+        let mut found: Vec<String> = history.body["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_str().unwrap().to_owned())
+            .collect();
+        found.sort();
+        match_ids.sort();
+        assert_eq!(found, match_ids);
 
         let done = wait_for(&app, &id, "the tournament to finish", |t| t["status"] == "finished").await;
         assert_eq!(done["round"], 2);

@@ -12,6 +12,8 @@ import * as match from './match.js';
 import * as profile from './profile.js';
 import * as queue from './queue.js';
 import * as room from './room.js';
+import * as tournament from './tournament.js';
+import * as tournaments from './tournaments.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -33,6 +35,8 @@ const ROUTES = [
   [/^#\/players\/([^/]+)$/, (name) => profile.mount(main, decodeURIComponent(name))],
   [/^#\/ladders$/, () => ladders.mount(main, null, go)],
   [/^#\/ladders\/([^/]+)$/, (id) => ladders.mount(main, decodeURIComponent(id), go)],
+  [/^#\/tournaments$/, () => tournaments.mount(main, go)],
+  [/^#\/tournaments\/([^/]+)$/, (id) => tournament.mount(main, decodeURIComponent(id), go)],
 ];
 
 function renderNav() {
@@ -40,6 +44,7 @@ function renderNav() {
   replace(nav, me
     ? [h('a', { href: '#/' }, 'Play'),
       h('a', { href: '#/ladders' }, 'Leaderboards'),
+      h('a', { href: '#/tournaments' }, 'Tournaments'),
       h('a', { href: '#/profile', class: 'me', 'aria-label': `Your profile (${me.username})` }, me.username),
       h('button', { type: 'button', class: 'link', onclick: logout }, 'Log out')]
     : [h('a', { href: '#/login' }, 'Log in'), h('a', { href: '#/register' }, 'Sign up')]);

@@ -1,8 +1,9 @@
 // Challenges (API.md, "Challenges and bots"): a form to challenge a named
 // player, the challenges you sent (cancel them), and the ones you receive as
 // notices with Accept / Decline, from the player's own event stream
-// (/me/events) for as long as you are logged in. Also the "bot" badge shown
-// wherever a player's name appears.
+// (/me/events) for as long as you are logged in. Other screens listen to
+// that same stream through `onEvent` (one stream per tab). Also the "bot"
+// badge shown wherever a player's name appears.
 
 import * as api from './api.js';
 import { depthText, field, formError, h, notice, replace, select, showError, timeControlText } from './dom.js';
@@ -32,6 +33,34 @@ let retry = null;
 const incoming = new Map();
 /** Outgoing challenge id → function called with each newer view of it. */
 const outgoing = new Map();
+/** Event name → functions called with each event's data (see `onEvent`). */
+const handlers = new Map();
+
+/** Passes the stream's events called `name` to their handlers. */
+function wire(es, name) {
+  es.addEventListener(name, (e) => {
+    let data;
+    try {
+      data = JSON.parse(e.data);
+    } catch {
+      return;
+    }
+    for (const fn of handlers.get(name) ?? []) fn(data);
+  });
+}
+
+/**
+ * Calls `fn(data)` for each event `name` on the player's own stream
+ * (/me/events) while logged in; answers the function that stops it.
+ */
+export function onEvent(name, fn) {
+  if (!handlers.has(name)) {
+    handlers.set(name, new Set());
+    if (stream) wire(stream, name);
+  }
+  handlers.get(name).add(fn);
+  return () => handlers.get(name)?.delete(fn);
+}
 
 /** Starts listening for challenges (after logging in); `navigate` opens a route. */
 export function start(navigate) {
@@ -63,6 +92,7 @@ async function connect() {
   stream?.close();
   stream = es;
   const data = (e) => JSON.parse(e.data);
+  for (const name of handlers.keys()) wire(es, name);
   es.addEventListener('challenge', (e) => showIncoming(data(e)));
   for (const name of ['challenge_cancelled', 'challenge_expired']) {
     es.addEventListener(name, (e) => closed(data(e)));

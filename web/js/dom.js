@@ -110,6 +110,21 @@ export function duration(ms) {
   return s % 60 ? `${m} min ${s % 60} s` : `${m} min`;
 }
 
+/** A tournament score in words, halves as ½: 1.5 → "1½", 0.5 → "½". */
+export function scoreText(n) {
+  const whole = Math.floor(n + 1e-9);
+  const half = n - whole >= 0.25 && n - whole < 0.75;
+  if (half) return whole ? `${whole}½` : '½';
+  return String(Math.round(n));
+}
+
+/** A rank in words: "1st", "2nd", "3rd", "4th", "11th", "21st"… */
+export function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  return `${n}${suffix}`;
+}
+
 /** A time control in words. */
 export function timeControlText(tc) {
   if (!tc || tc.kind === 'none') return 'no time limit';

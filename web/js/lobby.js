@@ -13,7 +13,8 @@ export const TIME_CONTROLS = [
   ['turn-30', '30 seconds a turn', { kind: 'per_turn', turn_ms: 30_000 }],
   ['turn-60', '60 seconds a turn', { kind: 'per_turn', turn_ms: 60_000 }],
 ];
-const DEPTHS = [
+/** Board depths offered: [depth, label]. */
+export const DEPTHS = [
   [1, '1 · tic-tac-toe'],
   [2, '2 · ultimate (9×9)'],
   [3, '3 · advanced (27×27)'],
@@ -84,7 +85,7 @@ async function loadActive(box) {
     replace(box, h('div', { class: 'card resume' },
       h('h2', {}, 'Matches in progress'),
       h('ul', { class: 'plain' }, page.items.map((mt) => {
-        const mode = { practice: 'Practice vs CPU', casual: 'Room', ranked: 'Ranked' }[mt.mode] ?? mt.mode;
+        const mode = { practice: 'Practice vs CPU', casual: 'Room', ranked: 'Ranked', tournament: 'Tournament' }[mt.mode] ?? mt.mode;
         const yours = mt.turn && mt.turn === mt.seat ? ' · your move' : '';
         return h('li', {},
           h('a', { class: 'button primary', href: `#/match/${mt.id}` }, 'Resume'),

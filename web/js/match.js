@@ -4,14 +4,17 @@
 // while it is open; without it, a heartbeat every `presence.heartbeat_ms` of
 // the state does. Moves are posted with the ply they answer and the measured
 // round trip as `lag_ms` (credited back within the player's lag quota).
-// Under a finished match, the engine analysis (js/analysis.js).
+// Under a finished match, the engine analysis (js/analysis.js). A tournament
+// game links back to its tournament and, once over, offers the player's next
+// game as soon as `tournament_pairing` arrives.
 
 import * as api from './api.js';
 import { mountAnalysis } from './analysis.js';
 import { breadcrumbs, renderBoard } from './board.js';
-import { botBadge } from './challenges.js';
+import { botBadge, onEvent } from './challenges.js';
 import { Clocks, format } from './clock.js';
 import { LagMeter } from './lag.js';
+import { follow, indicator } from './live.js';
 import { depthText, h, notice, replace, showError, timeControlText } from './dom.js';
 import { startPractice, startQueue } from './lobby.js';
 import { describe, key, newSquare, squaresShown, viewFor, within } from './tree.js';
@@ -39,9 +42,7 @@ export function mount(root, id, go) {
     pending: false,
     confirmResign: false,
     nextGame: null,
-    es: null,
     closed: false,
-    retry: 1000,
     timers: [],
   };
   m.el = skeleton(m);
@@ -52,11 +53,11 @@ export function mount(root, id, go) {
   scheduleHeartbeat(m);
   return () => {
     m.closed = true;
-    m.es?.close();
+    m.stream?.close();
     m.playerEvents?.close();
+    m.offPairing?.();
     m.unmountAnalysis?.();
     for (const t of m.timers) clearInterval(t);
-    clearTimeout(m.reconnect);
     clearTimeout(m.heartbeatTimer);
   };
 }
@@ -65,6 +66,7 @@ function skeleton(m) {
   m.parts = {
     title: h('h1', { class: 'match-title' }, 'Match'),
     meta: h('p', { class: 'match-meta' }),
+    tournament: h('p', { class: 'match-tournament', hidden: true }),
     nav: h('div', { class: 'board-nav' }),
     board: h('div', { class: 'board-host' }),
     seats: h('div', { class: 'seats' }),
@@ -73,12 +75,12 @@ function skeleton(m) {
     actions: h('div', { class: 'actions' }),
     moves: h('ol', { class: 'move-list' }),
     movesCount: h('span', {}, '0'),
-    live: h('span', { class: 'live', dataset: { live: 'connecting' } }, 'connecting…'),
+    live: indicator(),
     analysis: h('section', { class: 'analysis card', hidden: true, 'aria-label': 'Analysis' }),
   };
   const p = m.parts;
   return h('section', { class: 'screen match', dataset: { matchId: m.id } },
-    h('header', { class: 'match-head' }, p.title, p.meta),
+    h('header', { class: 'match-head' }, p.title, p.meta, p.tournament),
     h('div', { class: 'match-body' },
       p.seats,
       h('div', { class: 'board-area' }, p.nav, p.board),
@@ -86,7 +88,7 @@ function skeleton(m) {
         p.status, p.result, p.actions,
         h('details', { class: 'moves', open: true },
           h('summary', {}, 'Moves (', p.movesCount, ')'), p.moves),
-        h('p', { class: 'conn' }, p.live))),
+        h('p', { class: 'conn' }, p.live.el))),
     p.analysis);
 }
 
@@ -116,49 +118,18 @@ async function loadMoves(m) {
   }
 }
 
-/** Opens the event stream; on failure, reads the state (refreshing the token if need be) and retries. */
-async function connect(m) {
+/** Follows the match's event stream (reading the state again whenever it is lost). */
+function connect(m) {
   if (m.closed) return;
-  m.es?.close();
-  const es = await api.events(`/matches/${api.seg(m.id)}/events`);
-  if (m.closed) { es.close(); return; }
-  m.es = es;
-  es.addEventListener('state', (e) => {
-    try {
-      apply(m, JSON.parse(e.data));
-    } catch (err) {
-      console.warn('bad state event', err);
-    }
-  });
-  es.onopen = () => {
-    m.retry = 1000;
-    setLive(m, 'live');
-  };
-  es.onerror = () => {
+  m.stream = follow({
+    path: `/matches/${api.seg(m.id)}/events`,
+    event: 'state',
+    onData: (state) => apply(m, state),
+    reread: async () => apply(m, await api.get(`/matches/${api.seg(m.id)}`)),
     // Without the stream the seat needs heartbeats: send one now.
-    heartbeat(m);
-    if (es.readyState === EventSource.CLOSED) {
-      setLive(m, 'reconnecting');
-      clearTimeout(m.reconnect);
-      m.reconnect = setTimeout(async () => {
-        try {
-          apply(m, await api.get(`/matches/${api.seg(m.id)}`));
-        } catch (err) {
-          if (err.status === 404 || err.status === 403) return setLive(m, 'closed');
-        }
-        connect(m);
-      }, m.retry);
-      m.retry = Math.min(m.retry * 2, 10_000);
-    } else {
-      setLive(m, 'reconnecting');
-    }
-  };
-}
-
-function setLive(m, what) {
-  const text = { live: 'live', connecting: 'connecting…', reconnecting: 'reconnecting…', closed: 'not live' };
-  m.parts.live.dataset.live = what;
-  m.parts.live.textContent = text[what];
+    onError: () => heartbeat(m),
+    live: m.parts.live,
+  });
 }
 
 function mySeat(m) {
@@ -184,7 +155,7 @@ function scheduleHeartbeat(m) {
 function heartbeat(m) {
   if (m.closed || !m.state || m.state.status !== 'active' || !mySeat(m)) return;
   // An open event stream keeps the seat present by itself.
-  if (m.es?.readyState === EventSource.OPEN) return;
+  if (m.stream?.open) return;
   m.lag.timed(() => api.post(`/matches/${api.seg(m.id)}/heartbeat`)).catch(() => {});
 }
 
@@ -264,11 +235,17 @@ function render(m) {
   el.dataset.mySeat = seat ?? '';
   el.dataset.depth = String(s.depth);
 
-  const mode = { practice: 'Practice', casual: 'Casual', ranked: 'Ranked' }[s.mode] ?? s.mode;
+  const mode = { practice: 'Practice', casual: 'Casual', ranked: 'Ranked', tournament: 'Tournament' }[s.mode] ?? s.mode;
   m.parts.title.textContent = `${mode}: ${s.players.x.username} vs ${s.players.o.username}`;
   const room = s.room_code ? ` · room ${s.room_code}` : '';
   const ladder = s.ladder ? ` · ${s.ladder}` : '';
   m.parts.meta.textContent = `${depthText(s.depth)} (depth ${s.depth}) · ${timeControlText(s.time_control)}${s.rated ? ' · rated' : ''}${ladder}${room}`;
+  m.parts.tournament.hidden = !s.tournament;
+  if (s.tournament) {
+    replace(m.parts.tournament, h('a', { href: `#/tournaments/${encodeURIComponent(s.tournament.id)}` },
+      s.tournament.round ? `Tournament — round ${s.tournament.round}` : 'Tournament'));
+    if (seat) watchTournament(m);
+  }
 
   renderSeats(m, seat);
   renderStatus(m, seat);
@@ -407,6 +384,10 @@ function renderActions(m, seat) {
         items.push(h('button', { type: 'button', class: 'primary', onclick: () => rematch(m) }, 'Rematch'));
       }
       watchRoom(m);
+    } else if (s.tournament && seat) {
+      items.push(m.nextGame
+        ? h('button', { type: 'button', class: 'primary', onclick: () => m.go(`#/match/${m.nextGame}`) }, 'Go to your next game')
+        : h('a', { class: 'button primary', href: `#/tournaments/${encodeURIComponent(s.tournament.id)}` }, 'Back to the tournament'));
     } else if (s.mode === 'practice' && seat) {
       items.push(h('button', { type: 'button', class: 'primary', onclick: () => playAgain(m) }, 'Play again'));
     } else if (s.mode === 'ranked' && s.ladder && seat) {
@@ -494,6 +475,17 @@ function watchRoom(m) {
   m.roomWatch = setInterval(poll, 5000);
   m.timers.push(m.roomWatch);
   poll();
+}
+
+/** A seated player's tournament game: notices the pairing of their next game (`tournament_pairing`). */
+function watchTournament(m) {
+  if (m.offPairing) return;
+  m.offPairing = onEvent('tournament_pairing', (d) => {
+    if (m.closed || d.tournament_id !== m.state.tournament?.id || d.match_id === m.id) return;
+    m.nextGame = d.match_id;
+    notice(`Round ${d.round} is paired: your next game is ready.`);
+    render(m);
+  });
 }
 
 async function playAgain(m) {

@@ -4,19 +4,7 @@
 // accepted one opens the same match for both. A bot account (an API client
 // here) is marked "bot" in its challenge and on its profile.
 
-import { assert, BASE, open, PASSWORD, run, screen, signUp, step, uniqueName } from './lib.mjs';
-
-/** Calls the API from Node, as a program (a bot) would. */
-async function call(method, path, body, token) {
-  const res = await fetch(`${BASE}/api/v1${path}`, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
+import { assert, BASE, call, open, PASSWORD, run, screen, signUp, step, uniqueName } from './lib.mjs';
 
 /** Fills the challenge form on the profile shown and sends it. */
 async function challenge(page, name, { depth = '1', time = 'none', seat = 'x' } = {}) {

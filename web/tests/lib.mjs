@@ -45,6 +45,24 @@ export async function open(browser, options = {}) {
   return page;
 }
 
+/** Calls the API from Node, as a program (a bot, another player) would; fails on an error answer. */
+export async function call(method, path, body, token) {
+  const res = await fetch(`${BASE}/api/v1${path}`, {
+    method,
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** Fails when the page is wider than its screen (it would scroll sideways). */
+export async function fitsTheWidth(page) {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+}
+
 /** A username nobody has taken yet. */
 export function uniqueName(prefix) {
   return `${prefix}_${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}`.slice(0, 24);

@@ -3,14 +3,9 @@
 // played by tapping.
 
 import { join } from 'node:path';
-import { assert, open, playMove, run, screen, SHOTS, signUp, startPractice, step, uniqueName, waitForTurn } from './lib.mjs';
+import { assert, fitsTheWidth, open, playMove, run, screen, SHOTS, signUp, startPractice, step, uniqueName, waitForTurn } from './lib.mjs';
 
 const WIDTH = 390;
-
-async function fitsTheWidth(page) {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
-}
 
 await run('phone', async (browser) => {
   const page = await open(browser, {

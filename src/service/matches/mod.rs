@@ -295,7 +295,7 @@ pub async fn moves(ctx: &Context, viewer: &Player, id: String) -> Result<Vec<Mov
 pub struct MatchSummary {
     /// Id.
     pub id: String,
-    /// `ranked`, `casual` or `practice`.
+    /// `ranked`, `casual`, `practice` or `tournament`.
     pub mode: String,
     /// Ladder of a ranked match.
     pub ladder: Option<String>,

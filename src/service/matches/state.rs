@@ -346,12 +346,7 @@ pub fn render(
     });
     Ok(MatchState {
         id: row.id.to_string(),
-        // A tournament game is stored as a casual (or, rated, a ladder's)
-        // match; its mode comes from the tournament that paired it.
-        mode: match tournament {
-            Some(_) => "tournament".to_owned(),
-            None => row.mode.as_str().to_owned(),
-        },
+        mode: row.mode.as_str().to_owned(),
         tournament,
         ladder: row.ladder.clone(),
         rated: row.rated,

@@ -163,9 +163,7 @@ fn pair_next(
     let tc = games_time_control(row)?;
     for board in &pairing.boards {
         let spec = NewMatch {
-            // Stored as a casual match (the mode column predates tournaments);
-            // its state says `tournament` (see `state::render`).
-            mode: Mode::Casual,
+            mode: Mode::Tournament,
             ladder: row.ladder.clone(),
             rated: row.rated,
             depth,

@@ -1,0 +1,159 @@
+//! The tournament-mode migration on a database that already holds matches:
+//! on SQLite it rebuilds `matches` and `match_players`, so check that their
+//! rows, seats, indexes and foreign keys come through, and that existing
+//! tournament games are relabelled. PostgreSQL runs the same checks when
+//! `TEST_DATABASE_URL` is set (and fails loudly if it cannot connect).
+
+// A failed unwrap in a test helper is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use diesel::connection::SimpleConnection;
+use diesel::migration::MigrationVersion;
+use diesel::query_builder::SqlQuery;
+use diesel::query_dsl::methods::ExecuteDsl;
+use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
+use diesel_migrations::{EmbeddedMigrations, MigrationHarness};
+
+use super::{PG_MIGRATIONS, SQLITE_MIGRATIONS};
+
+/// The migration under test.
+const VERSION: &str = "20261224000001";
+
+/// Two players, a casual match and a tournament game, each with both seats.
+const FIXTURE: &str = "
+    INSERT INTO players (id, username, username_key, password_hash, created_at)
+        VALUES ('p1', 'ann', 'ann', 'h', 1), ('p2', 'bob', 'bob', 'h', 1);
+    INSERT INTO matches (id, mode, depth, tc_kind, x_player_id, o_player_id,
+                         x_controller, o_controller, position, turn_started_at, status, created_at)
+        VALUES ('m1', 'casual', 2, 'none', 'p1', 'p2', 'human', 'human', '', 1, 'active', 1),
+               ('m2', 'casual', 2, 'none', 'p2', 'p1', 'human', 'human', '', 1, 'active', 2);
+    INSERT INTO match_players (match_id, seat, player_id, created_at, mode, active)
+        VALUES ('m1', 'x', 'p1', 1, 'casual', TRUE), ('m1', 'o', 'p2', 1, 'casual', TRUE),
+               ('m2', 'x', 'p2', 2, 'casual', TRUE), ('m2', 'o', 'p1', 2, 'casual', TRUE);
+    INSERT INTO tournaments (id, name, kind, status, director_id, depth, tc_kind, rated,
+                             round_pause_ms, sort_at, created_at)
+        VALUES ('t1', 'Club night', 'swiss', 'running', 'p1', 2, 'none', FALSE, 0, 1, 1);
+    INSERT INTO tournament_rounds (tournament_id, round, paired_at) VALUES ('t1', 1, 2);
+    INSERT INTO tournament_games (match_id, tournament_id, round, board, x_player_id,
+                                  o_player_id, created_at)
+        VALUES ('m2', 't1', 1, 1, 'p2', 'p1', 2);
+";
+
+/// Rows `sql` touches (an `UPDATE … SET x = x` counts without changing).
+fn count<C: Connection>(conn: &mut C, sql: &str) -> usize
+where
+    SqlQuery: ExecuteDsl<C>,
+{
+    diesel::sql_query(sql)
+        .execute(conn)
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+/// Migrates to just before the tournament mode, loads the fixture, migrates
+/// again and checks what a server relies on afterwards.
+fn check<C>(conn: &mut C, migrations: fn() -> EmbeddedMigrations)
+where
+    C: Connection + MigrationHarness<C::Backend>,
+    SqlQuery: ExecuteDsl<C>,
+{
+    conn.run_pending_migrations(migrations())
+        .expect("migrations apply");
+    let reverted = conn
+        .revert_last_migration(migrations())
+        .expect("the last migration reverts");
+    assert_eq!(reverted, MigrationVersion::from(VERSION));
+    conn.batch_execute(FIXTURE).expect("fixture");
+    let tournament_row = "INSERT INTO matches (id, mode, depth, tc_kind, x_controller, \
+         o_controller, position, turn_started_at, status, created_at) \
+         VALUES ('m3', 'tournament', 2, 'none', 'human', 'human', '', 1, 'active', 3)";
+    assert!(
+        diesel::sql_query(tournament_row).execute(conn).is_err(),
+        "before the migration the mode check refuses `tournament`"
+    );
+
+    let applied = conn
+        .run_pending_migrations(migrations())
+        .expect("the migration applies to a database with matches");
+    assert_eq!(applied.len(), 1);
+
+    let touch = |mode: &str| format!("UPDATE matches SET mode = mode WHERE mode = '{mode}'");
+    assert_eq!(count(conn, &touch("casual")), 1, "m1 stays casual");
+    assert_eq!(
+        count(conn, &touch("tournament")),
+        1,
+        "m2 is a tournament game"
+    );
+    let seats = |mode: &str| {
+        format!("UPDATE match_players SET mode = mode WHERE mode = '{mode}' AND active")
+    };
+    assert_eq!(count(conn, &seats("casual")), 2, "m1's seats");
+    assert_eq!(count(conn, &seats("tournament")), 2, "m2's seats follow");
+    assert_eq!(count(conn, tournament_row), 1, "the new mode is accepted");
+
+    // The unique index on unfinished ranked seats survived the rebuild.
+    conn.batch_execute(
+        "UPDATE matches SET mode = 'ranked' WHERE id = 'm1';
+         UPDATE match_players SET mode = 'ranked' WHERE match_id = 'm1';",
+    )
+    .expect("m1 becomes ranked");
+    assert!(
+        diesel::sql_query("UPDATE match_players SET mode = 'ranked' WHERE match_id = 'm2'")
+            .execute(conn)
+            .is_err(),
+        "a second unfinished ranked seat is refused (match_players_one_ranked)"
+    );
+    // Foreign keys still hold and still cascade.
+    assert!(
+        diesel::sql_query(
+            "INSERT INTO match_players (match_id, seat, player_id, created_at) \
+             VALUES ('nope', 'x', 'p1', 1)"
+        )
+        .execute(conn)
+        .is_err(),
+        "a seat of no match is refused"
+    );
+    assert_eq!(count(conn, "DELETE FROM matches WHERE id = 'm2'"), 1);
+    assert_eq!(
+        count(conn, "DELETE FROM match_players WHERE match_id = 'm2'"),
+        0
+    );
+    assert_eq!(
+        count(conn, "DELETE FROM tournament_games WHERE match_id = 'm2'"),
+        0
+    );
+}
+
+#[test]
+fn tournament_mode_migration_keeps_sqlite_matches_and_relabels_tournament_games() {
+    let dir = std::env::temp_dir().join(format!("uttt-migration-{}", crate::ids::record_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("uttt.db");
+    let mut conn = SqliteConnection::establish(&path.to_string_lossy()).unwrap();
+    conn.batch_execute("PRAGMA foreign_keys = ON;").unwrap();
+    check(&mut conn, || SQLITE_MIGRATIONS);
+    drop(conn);
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn tournament_mode_migration_keeps_postgres_matches_and_relabels_tournament_games() {
+    let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") else {
+        eprintln!("NOTICE: PostgreSQL half skipped: TEST_DATABASE_URL is not set");
+        return;
+    };
+    let name = format!("uttt_mig_{}", crate::ids::record_id().to_lowercase());
+    let mut admin = PgConnection::establish(&admin_url).unwrap_or_else(|e| {
+        panic!("TEST_DATABASE_URL is set to {admin_url} but PostgreSQL cannot be reached: {e}")
+    });
+    count(&mut admin, &format!("CREATE DATABASE {name}"));
+    let base = admin_url.split('?').next().unwrap_or(&admin_url);
+    let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
+    let result = std::panic::catch_unwind(|| {
+        let mut conn = PgConnection::establish(&url).unwrap();
+        check(&mut conn, || PG_MIGRATIONS);
+    });
+    count(&mut admin, &format!("DROP DATABASE {name} WITH (FORCE)"));
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
