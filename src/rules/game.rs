@@ -85,18 +85,8 @@ pub trait Game: Clone + PartialEq {
     ///
     /// When `decisive`, a step where the side to move can win the match
     /// plays the first such move instead (and `pick` is not called).
-    fn play_out(&mut self, decisive: bool, mut pick: impl FnMut(usize) -> usize) -> Status {
-        loop {
-            if decisive && let Some(win) = self.match_winning_move() {
-                self.play_unchecked(win);
-                continue;
-            }
-            let Some(square) = self.pick_legal_move(&mut pick) else {
-                break;
-            };
-            self.play_unchecked(square);
-        }
-        self.status()
+    fn play_out(&mut self, decisive: bool, pick: impl FnMut(usize) -> usize) -> Status {
+        play_out_step_by_step(self, decisive, pick)
     }
 
     /// The first legal move, in [`Game::legal_moves`]' order, that wins the
@@ -146,4 +136,25 @@ pub trait Game: Clone + PartialEq {
     /// # Panics
     /// May panic when `square` is not a square of this depth.
     fn play_unchecked(&mut self, square: Square) -> usize;
+}
+
+/// [`Game::play_out`] one [`Game::pick_legal_move`] and
+/// [`Game::play_unchecked`] at a time: the default, and what depths
+/// without a fast path run.
+pub(crate) fn play_out_step_by_step<G: Game>(
+    game: &mut G,
+    decisive: bool,
+    mut pick: impl FnMut(usize) -> usize,
+) -> Status {
+    loop {
+        if decisive && let Some(win) = game.match_winning_move() {
+            game.play_unchecked(win);
+            continue;
+        }
+        let Some(square) = game.pick_legal_move(&mut pick) else {
+            break;
+        };
+        game.play_unchecked(square);
+    }
+    game.status()
 }

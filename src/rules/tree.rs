@@ -603,17 +603,7 @@ impl<const D: usize, const BOARDS: usize> Game for Tree<D, BOARDS> {
         if D == 2 {
             return self.play_out_two(decisive, &mut pick);
         }
-        loop {
-            if decisive && let Some(win) = self.match_winning_move() {
-                self.play_unchecked(win);
-                continue;
-            }
-            let Some(square) = self.pick_legal_move(&mut pick) else {
-                break;
-            };
-            self.play_unchecked(square);
-        }
-        self.status
+        super::game::play_out_step_by_step(self, decisive, pick)
     }
 
     fn match_winning_move(&self) -> Option<Square> {
