@@ -5,8 +5,8 @@
 // the state does. Moves are posted with the ply they answer and the measured
 // round trip as `lag_ms` (credited back within the player's lag quota).
 // Under a finished match, the engine analysis (js/analysis.js). A tournament
-// game links back to its tournament and, once over, offers the player's next
-// game as soon as `tournament_pairing` arrives.
+// game links back to its tournament and, once over, takes the player to
+// their next game as soon as `tournament_pairing` arrives.
 
 import * as api from './api.js';
 import { mountAnalysis } from './analysis.js';
@@ -477,14 +477,21 @@ function watchRoom(m) {
   poll();
 }
 
-/** A seated player's tournament game: notices the pairing of their next game (`tournament_pairing`). */
+/**
+ * A seated player's tournament game: once it is over, the pairing of their
+ * next game (`tournament_pairing`) takes them there.
+ */
 function watchTournament(m) {
   if (m.offPairing) return;
   m.offPairing = onEvent('tournament_pairing', (d) => {
     if (m.closed || d.tournament_id !== m.state.tournament?.id || d.match_id === m.id) return;
     m.nextGame = d.match_id;
-    notice(`Round ${d.round} is paired: your next game is ready.`);
-    render(m);
+    if (m.state.status !== 'finished') {
+      render(m);
+      return;
+    }
+    notice(d.round ? `Round ${d.round}: your next game.` : 'Your next game.');
+    m.go(`#/match/${d.match_id}`);
   });
 }
 

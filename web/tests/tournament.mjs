@@ -2,10 +2,10 @@
 // two-round Swiss in the form; one player finds it in the list and joins
 // with the entry code (a wrong code is refused), withdraws and joins again;
 // four more join through the API and the director removes one; the
-// director starts it; the player is taken to their game, goes back
+// director starts it; the tournament page takes the player to their game; they go back
 // to the tournament by the match's link and clicks through to the game
 // again; results show in the director's standings live, without a reload;
-// round 2 is paired and the player's page follows them into the new game;
+// round 2 is paired and the player's finished game takes them to the new one;
 // they resign it in the UI; the tournament finishes with final standings
 // that match the API's, and the export links answer. The pages fit a
 // phone's width.
@@ -152,9 +152,9 @@ await run('tournament', async (browser) => {
   });
 
   let second;
-  await step('the other game ends; round 2 is paired and the player\'s page follows them into it', async () => {
-    await player.getByRole('link', { name: 'Back to the tournament' }).click();
-    await player.locator('section.tournament[data-round="1"]').waitFor();
+  await step('the other game ends; round 2 is paired and the player\'s finished game takes them to the next', async () => {
+    // The player stays on their finished game (the tournament page followed them into round 1).
+    await player.getByRole('link', { name: 'Back to the tournament' }).waitFor();
     const other = (await call('GET', `/tournaments/${id}/rounds/1`)).pairings.find((p) => p.match_id !== first.match_id);
     await call('POST', `/matches/${other.match_id}/resign`, {}, others[other.x.username]);
     await player.waitForURL((url) => /#\/match\//.test(url.hash) && !url.hash.endsWith(first.match_id));
