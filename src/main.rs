@@ -90,7 +90,7 @@ fn main() -> anyhow::Result<()> {
         Command::Serve => serve(),
         Command::Migrate => {
             let config = load_config()?;
-            let db = Db::new(&config.database, 1)?;
+            let db = Db::with_options(&config.database, 1, config.db_prepared_statements)?;
             let applied = db.migrate()?;
             println!("applied {applied} migration(s)");
             Ok(())
@@ -139,7 +139,7 @@ fn main() -> anyhow::Result<()> {
         }
         Command::Admin { command } => {
             let config = load_config()?;
-            let db = Db::new(&config.database, 1)?;
+            let db = Db::with_options(&config.database, 1, config.db_prepared_statements)?;
             db.migrate()?;
             let out = &mut std::io::stdout().lock();
             match &command {

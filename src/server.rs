@@ -54,7 +54,11 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
         data_dir::ensure_private_dir(&config.data_dir)
             .with_context(|| format!("preparing the data folder {}", config.data_dir.display()))?;
     }
-    let db = Db::new(&config.database, config.db_pool_size)?;
+    let db = Db::with_options(
+        &config.database,
+        config.db_pool_size,
+        config.db_prepared_statements,
+    )?;
     let migrator = db.clone();
     let applied = tokio::task::spawn_blocking(move || migrator.migrate())
         .await?

@@ -63,6 +63,9 @@ pub struct Config {
     pub database: DatabaseConfig,
     /// Largest number of pooled database connections (`UTTT_DB_POOL_SIZE`).
     pub db_pool_size: u32,
+    /// Named prepared statements on PostgreSQL (`UTTT_DB_PREPARED_STATEMENTS`);
+    /// off behind PgBouncer in transaction pooling.
+    pub db_prepared_statements: bool,
     /// Redis URL (`REDIS_URL`); `None` selects the in-process broker. On a
     /// cluster, one or more nodes' URLs separated by commas.
     pub redis_url: Option<String>,
@@ -209,6 +212,7 @@ impl Config {
                     message: "too large".into(),
                 },
             )?,
+            db_prepared_statements: flag(&get, "UTTT_DB_PREPARED_STATEMENTS", true)?,
             redis_cluster: flag(&get, "UTTT_REDIS_CLUSTER", false)?
                 || get("REDIS_URL").is_some_and(|u| u.contains(',')),
             redis_url: get("REDIS_URL"),

@@ -19,7 +19,7 @@ pub mod versus;
 
 use std::time::Duration;
 
-use diesel::connection::{AnsiTransactionManager, SimpleConnection, TransactionManager};
+use diesel::connection::{AnsiTransactionManager, CacheSize, SimpleConnection, TransactionManager};
 use diesel::r2d2::R2D2Connection;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::{Connection, PgConnection, SqliteConnection};
@@ -87,6 +87,9 @@ pub enum Backend {
 #[derive(Debug)]
 pub struct Manager {
     database: DatabaseConfig,
+    /// Whether PostgreSQL connections keep named prepared statements (see
+    /// [`Db::with_options`]).
+    prepared_statements: bool,
 }
 
 impl diesel::r2d2::ManageConnection for Manager {
@@ -95,9 +98,17 @@ impl diesel::r2d2::ManageConnection for Manager {
 
     fn connect(&self) -> Result<DbConnection, Self::Error> {
         match &self.database {
-            DatabaseConfig::Postgres(url) => PgConnection::establish(url)
-                .map(DbConnection::Pg)
-                .map_err(diesel::r2d2::Error::ConnectionError),
+            DatabaseConfig::Postgres(url) => {
+                let mut conn =
+                    PgConnection::establish(url).map_err(diesel::r2d2::Error::ConnectionError)?;
+                if !self.prepared_statements {
+                    // Unnamed statements: parse, bind and execute go in one
+                    // message sequence, so PgBouncer in transaction pooling
+                    // may hand each statement to any server connection.
+                    conn.set_prepared_statement_cache_size(CacheSize::Disabled);
+                }
+                Ok(DbConnection::Pg(conn))
+            }
             DatabaseConfig::Sqlite(path) => {
                 let mut conn = SqliteConnection::establish(&path.to_string_lossy())
                     .map_err(diesel::r2d2::Error::ConnectionError)?;
@@ -171,6 +182,22 @@ impl Db {
     /// # Errors
     /// The SQLite data folder cannot be created.
     pub fn new(database: &DatabaseConfig, max_size: u32) -> Result<Db, StoreError> {
+        Db::with_options(database, max_size, true)
+    }
+
+    /// As [`Db::new`]; `prepared_statements: false` makes PostgreSQL
+    /// connections send every statement unnamed instead of keeping diesel's
+    /// named prepared statements, as PgBouncer in transaction pooling needs
+    /// (before 1.21 it cannot follow a named statement from the server
+    /// connection that prepared it to the next one it hands out).
+    ///
+    /// # Errors
+    /// The SQLite data folder cannot be created.
+    pub fn with_options(
+        database: &DatabaseConfig,
+        max_size: u32,
+        prepared_statements: bool,
+    ) -> Result<Db, StoreError> {
         let backend = match database {
             DatabaseConfig::Postgres(_) => Backend::Postgres,
             DatabaseConfig::Sqlite(path) => {
@@ -184,6 +211,7 @@ impl Db {
             .connection_timeout(Duration::from_secs(5))
             .build_unchecked(Manager {
                 database: database.clone(),
+                prepared_statements,
             });
         Ok(Db { pool, backend })
     }
@@ -258,19 +286,24 @@ impl Db {
 }
 
 /// Applies pending migrations on `conn`; several instances starting at once
-/// take turns under an advisory lock on PostgreSQL.
+/// take turns under an advisory lock on PostgreSQL. The lock and the
+/// migrations share one transaction (a transaction-level lock, each migration
+/// a savepoint), so it holds through PgBouncer in transaction pooling, where a
+/// session-level lock could be taken on one server connection and released
+/// on another.
 ///
 /// # Errors
 /// A migration fails.
 pub fn migrate(conn: &mut DbConnection) -> Result<usize, StoreError> {
     let failed = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::Migration(e.to_string());
     match conn {
-        DbConnection::Pg(pg) => {
-            pg.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK})"))?;
-            let applied = pg.run_pending_migrations(PG_MIGRATIONS).map(|v| v.len());
-            pg.batch_execute(&format!("SELECT pg_advisory_unlock({MIGRATION_LOCK})"))?;
-            applied.map_err(failed)
-        }
+        DbConnection::Pg(pg) => pg.transaction(|tx| {
+            tx.batch_execute(&format!("SELECT pg_advisory_xact_lock({MIGRATION_LOCK})"))
+                .map_err(StoreError::from)?;
+            tx.run_pending_migrations(PG_MIGRATIONS)
+                .map(|v| v.len())
+                .map_err(failed)
+        }),
         DbConnection::Sqlite(lite) => lite
             .run_pending_migrations(SQLITE_MIGRATIONS)
             .map(|v| v.len())

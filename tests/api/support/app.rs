@@ -115,6 +115,9 @@ impl TestConfig {
                 };
                 let db = TestDatabase::create(&admin);
                 config.database = DatabaseConfig::Postgres(db.url.clone());
+                // Through PgBouncer in transaction pooling (see the README).
+                config.db_prepared_statements =
+                    std::env::var("TEST_DB_PREPARED_STATEMENTS").as_deref() != Ok("false");
                 database = Some(db);
                 if let Some(redis) = std::env::var("TEST_REDIS_URL")
                     .ok()
