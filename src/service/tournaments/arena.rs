@@ -175,8 +175,20 @@ pub fn pass(
         finish(row, now);
         return Ok(true);
     }
-    row.next_at = Some(now.saturating_add(PASS_EVERY_MS).min(ends_at));
     let loaded = load(conn, row)?;
+    // The pass happens after every result it read: a game that ended (and
+    // committed) after the worker read the clock must not seem to overlap
+    // the next game of its players.
+    let now = loaded
+        .games
+        .iter()
+        .filter_map(|(_, end)| end.map(|(_, at)| at))
+        .fold(now, Millis::max);
+    if now >= ends_at {
+        finish(row, now);
+        return Ok(true);
+    }
+    row.next_at = Some(now.saturating_add(PASS_EVERY_MS).min(ends_at));
     let waiting: Vec<Waiting> = loaded
         .arena
         .entrants()
