@@ -16,6 +16,7 @@ use crate::cpu::Rng;
 use crate::rules::Seat;
 use crate::service::matches::play;
 use crate::service::matches::record::{EndReason, time_control_columns};
+use crate::service::tournaments::arena;
 use crate::service::tournaments::run::{self, Settings};
 use crate::store::players::NewPlayer;
 use crate::store::tournaments::{self as store, EntrantRow, TournamentRow};
@@ -138,6 +139,13 @@ pub async fn run(
     let settings = Settings::of(&ctx);
     let mut times = Vec::with_capacity(args.passes);
     for pass in 1..=args.passes {
+        if pass > 1 {
+            // The arena takes its next pass a second after the last one (and
+            // after every result it read): wait for it, outside the timing,
+            // or the pass finds it is not due and makes nothing.
+            let wait = u64::try_from(arena::PASS_EVERY_MS).unwrap_or(1_000) + 50;
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        }
         let started = Instant::now();
         let now = ctx.time.now_ms();
         run::run_step(&ctx, id.clone(), settings.clone(), now).await?;
