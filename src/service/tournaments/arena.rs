@@ -31,13 +31,13 @@ use crate::tournament::GameResult;
 use crate::tournament::arena::{self as core, Arena, PoolPass, Waiting};
 
 use super::super::accounts::Player;
-use super::super::matches::create::{self, NewMatch, SeatSpec};
+use super::super::matches::create;
 use super::super::matches::play;
-use super::super::matches::record::{MatchRecord, Mode, seat_str};
+use super::super::matches::record::{MatchRecord, seat_str};
 use super::super::matches::state::MatchState;
 use super::super::{ConflictCode, Context, Error, Result, ladders, matches};
 use super::feed::PairingEvent;
-use super::{Kind, PlayerRef, Status, games_depth, games_time_control};
+use super::{Kind, PlayerRef, Status, game_spec};
 
 /// How often a running arena's pool is paired.
 pub const PASS_EVERY_MS: Millis = 1_000;
@@ -218,26 +218,11 @@ pub fn pass(
     if pairs.is_empty() {
         return Ok(false);
     }
-    let depth = games_depth(row)?;
-    let tc = games_time_control(row)?;
     let first_board = i32::try_from(loaded.games.len()).unwrap_or(i32::MAX - 1) + 1;
     let mut rows = Vec::with_capacity(pairs.len());
     let mut games = Vec::with_capacity(pairs.len());
     for (k, pair) in pairs.iter().enumerate() {
-        let m = create::new_row(
-            NewMatch {
-                mode: Mode::Tournament,
-                ladder: row.ladder.clone(),
-                rated: row.rated,
-                depth,
-                time_control: tc,
-                x: SeatSpec::player(&pair.x),
-                o: SeatSpec::player(&pair.o),
-                cpu_level: None,
-                room_code: None,
-            },
-            now,
-        )?;
+        let m = create::new_row(game_spec(row, &pair.x, &pair.o)?, now)?;
         let match_id = m.id.to_string();
         games.push(GameRow {
             match_id: match_id.clone(),

@@ -27,7 +27,8 @@ use crate::store::DbConnection;
 use crate::store::tournaments::{self as store, TournamentRow};
 use crate::time::{Millis, rfc3339};
 
-use super::matches::record::time_control;
+use super::matches::create::{NewMatch, SeatSpec};
+use super::matches::record::{Mode, time_control};
 use super::matches::state::TimeControlBody;
 use super::{ConflictCode, Context, Error, Result, ladders};
 
@@ -178,6 +179,22 @@ fn games_depth(row: &TournamentRow) -> Result<Depth> {
         .ok()
         .and_then(|d| Depth::new(d).ok())
         .ok_or_else(|| Error::Internal(format!("tournament {} has depth {}", row.id, row.depth)))
+}
+
+/// The match a tournament pairs `x` (X) against `o` in: its depth, time
+/// control and (rated) ladder, stored with mode `tournament`.
+fn game_spec(row: &TournamentRow, x: &str, o: &str) -> Result<NewMatch> {
+    Ok(NewMatch {
+        mode: Mode::Tournament,
+        ladder: row.ladder.clone(),
+        rated: row.rated,
+        depth: games_depth(row)?,
+        time_control: games_time_control(row)?,
+        x: SeatSpec::player(x),
+        o: SeatSpec::player(o),
+        cpu_level: None,
+        room_code: None,
+    })
 }
 
 /// The player's name, or `(deleted)`.

@@ -20,15 +20,12 @@ use crate::time::Millis;
 use crate::tournament::GameResult;
 use crate::tournament::swiss::{self, Swiss};
 
-use super::super::matches::create::{self, NewMatch, SeatSpec};
+use super::super::matches::create;
 use super::super::matches::play::{self, Snapshot};
-use super::super::matches::record::{Mode, seat_str};
+use super::super::matches::record::seat_str;
 use super::super::{Context, Error, Result, ladders, matches};
 use super::feed::{self, PairingEvent};
-use super::{
-    Kind, Status, TournamentView, arena, current_rating, games_depth, games_time_control,
-    rating_ladder, view,
-};
+use super::{Kind, Status, TournamentView, arena, current_rating, game_spec, rating_ladder, view};
 
 /// Tournaments handled per worker pass.
 const BATCH: i64 = 50;
@@ -161,21 +158,8 @@ fn pair_next(
             paired_at: now,
         },
     )?;
-    let depth = games_depth(row)?;
-    let tc = games_time_control(row)?;
     for board in &pairing.boards {
-        let spec = NewMatch {
-            mode: Mode::Tournament,
-            ladder: row.ladder.clone(),
-            rated: row.rated,
-            depth,
-            time_control: tc,
-            x: SeatSpec::player(&board.x),
-            o: SeatSpec::player(&board.o),
-            cpu_level: None,
-            room_code: None,
-        };
-        let mut m = create::new_row(spec, now)?;
+        let mut m = create::new_row(game_spec(row, &board.x, &board.o)?, now)?;
         create::insert_new(conn, &mut m)?;
         if let Some(ladder) = &row.ladder {
             for player in [&board.x, &board.o] {
