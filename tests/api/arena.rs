@@ -15,6 +15,7 @@ use uttt::time::TimeSource;
 
 use crate::both_backends;
 use crate::support::{Backend, EventStream, Player, TestApp, TestConfig};
+use crate::tournaments::{act, create};
 
 /// A test server whose tournament worker does not run.
 async fn without_worker(backend: Backend) -> Option<TestApp> {
@@ -27,23 +28,6 @@ async fn without_worker(backend: Backend) -> Option<TestApp> {
 fn arena_settings(name: &str) -> Value {
     json!({"name": name, "kind": "arena", "depth": 1, "duration_ms": 600000,
            "time_control": {"kind": "clock", "initial_ms": 3600000, "increment_ms": 0}})
-}
-
-async fn create(app: &TestApp, director: &Player, body: Value) -> String {
-    let made = app
-        .post("/api/v1/tournaments", &body, Some(&director.token))
-        .await;
-    made.expect(201);
-    made.body["id"].as_str().unwrap().to_owned()
-}
-
-async fn act(app: &TestApp, who: &Player, id: &str, action: &str) -> crate::support::Reply {
-    app.post(
-        &format!("/api/v1/tournaments/{id}/{action}"),
-        &json!({}),
-        Some(&who.token),
-    )
-    .await
 }
 
 /// Runs a pass (the worker's step) on `ctx` after moving the clock on by `ms`.

@@ -17,7 +17,8 @@ fn quick_settings(name: &str, rounds: u32) -> Value {
            "time_control": {"kind": "per_turn", "turn_ms": 30000}, "round_pause_ms": 0})
 }
 
-async fn create(app: &TestApp, director: &Player, body: Value) -> String {
+/// Creates a tournament as `director`; answers its id.
+pub(crate) async fn create(app: &TestApp, director: &Player, body: Value) -> String {
     let made = app
         .post("/api/v1/tournaments", &body, Some(&director.token))
         .await;
@@ -25,7 +26,13 @@ async fn create(app: &TestApp, director: &Player, body: Value) -> String {
     made.body["id"].as_str().unwrap().to_owned()
 }
 
-async fn act(app: &TestApp, who: &Player, id: &str, action: &str) -> crate::support::Reply {
+/// `POST /tournaments/{id}/{action}` with an empty body as `who`.
+pub(crate) async fn act(
+    app: &TestApp,
+    who: &Player,
+    id: &str,
+    action: &str,
+) -> crate::support::Reply {
     app.post(
         &format!("/api/v1/tournaments/{id}/{action}"),
         &json!({}),
