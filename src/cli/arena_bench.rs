@@ -18,7 +18,6 @@ use crate::service::matches::play;
 use crate::service::matches::record::{EndReason, time_control_columns};
 use crate::service::tournaments::arena;
 use crate::service::tournaments::run::{self, Settings};
-use crate::store::players::NewPlayer;
 use crate::store::tournaments::{self as store, EntrantRow, TournamentRow};
 use crate::time::SystemTime;
 
@@ -95,17 +94,7 @@ pub async fn run(
     ctx.db
         .write(move |conn| -> Result<(), crate::store::StoreError> {
             for (pid, name, _) in &all {
-                crate::store::players::insert(
-                    conn,
-                    &NewPlayer {
-                        id: pid,
-                        username: name,
-                        username_key: name,
-                        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hiZW5jaA$unusable",
-                        role: "player",
-                        created_at: now,
-                    },
-                )?;
+                super::insert_bench_player(conn, pid, name, now)?;
             }
             store::insert(conn, &tournament)?;
             for (pid, _, rating) in &all {

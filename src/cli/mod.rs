@@ -12,3 +12,25 @@ pub mod recompute;
 pub mod replay;
 pub mod seed;
 pub mod selfplay;
+
+/// Inserts a player for a bench: its password hash matches no password, so
+/// nobody can log in as it.
+fn insert_bench_player(
+    conn: &mut crate::store::DbConnection,
+    id: &str,
+    name: &str,
+    now: crate::time::Millis,
+) -> Result<(), crate::store::StoreError> {
+    crate::store::players::insert(
+        conn,
+        &crate::store::players::NewPlayer {
+            id,
+            username: name,
+            username_key: name,
+            password_hash: "$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hiZW5jaA$unusable",
+            role: "player",
+            created_at: now,
+        },
+    )?;
+    Ok(())
+}

@@ -10,7 +10,6 @@ use crate::broker::{Ticket, TicketStatus};
 use crate::config::Config;
 use crate::cpu::Rng;
 use crate::service::matchmaking::{self, pairing};
-use crate::store::players::NewPlayer;
 use crate::store::tickets;
 use crate::time::SystemTime;
 
@@ -66,17 +65,7 @@ pub async fn run(
     ctx.db
         .write(move |conn| -> Result<(), crate::store::StoreError> {
             for (ticket, name) in rows.iter().zip(&pnames) {
-                crate::store::players::insert(
-                    conn,
-                    &NewPlayer {
-                        id: &ticket.player_id,
-                        username: name,
-                        username_key: name,
-                        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hiZW5jaA$unusable",
-                        role: "player",
-                        created_at: now,
-                    },
-                )?;
+                super::insert_bench_player(conn, &ticket.player_id, name, now)?;
                 crate::store::ratings::insert_if_missing(
                     conn,
                     &crate::service::ladders::initial_row(&ticket.player_id, &ticket.ladder, now),
