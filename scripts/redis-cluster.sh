@@ -29,13 +29,27 @@ up() { redis-cli -p "$1" ping >/dev/null 2>&1; }
 cluster_ok() { redis-cli -p "$1" cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
 # Waits up to 10 s for `$1 $2` to succeed.
 wait_for() { for _ in $(seq 1 100); do "$1" "$2" && return 0; sleep 0.1; done; return 1; }
+# Shuts down whatever answers on the cluster's ports and deletes $dir.
+fresh() {
+    for port in "${ports[@]}"; do
+        redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
+    done
+    for port in "${ports[@]}"; do
+        for _ in $(seq 1 50); do up "$port" || break; sleep 0.1; done
+    done
+    rm -rf "$dir"
+}
 # Starts one cluster-enabled node on port $1.
 node() {
     mkdir -p "$dir/$1"
     redis-server --port "$1" --cluster-enabled yes \
         --cluster-config-file "$dir/$1/nodes.conf" --dir "$dir/$1" \
         --appendonly no --save '' --daemonize yes --logfile "$dir/$1/redis.log"
-    wait_for up "$1"
+    if ! wait_for up "$1"; then
+        tail -n 20 "$dir/$1/redis.log" >&2 || true
+        echo "redis-server on port $1 did not answer in 10 s" >&2
+        exit 1
+    fi
 }
 
 case "${1:-start}" in
@@ -44,10 +58,22 @@ start)
         echo "cluster already running on ${ports[*]}"
         exit 0
     fi
+    # Nodes killed with the session that started them leave their
+    # nodes.conf behind; restarted on it they are "not empty" and
+    # `--cluster create` refuses them. Start from nothing instead.
+    fresh
     for port in "${ports[@]}"; do node "$port"; done
-    redis-cli --cluster create $(printf '127.0.0.1:%s ' "${ports[@]}") \
-        --cluster-replicas 0 --cluster-yes >/dev/null
-    wait_for cluster_ok "${ports[0]}"
+    if ! out=$(redis-cli --cluster create $(printf '127.0.0.1:%s ' "${ports[@]}") \
+        --cluster-replicas 0 --cluster-yes 2>&1); then
+        echo "$out" >&2
+        echo "redis-cli --cluster create failed" >&2
+        exit 1
+    fi
+    if ! wait_for cluster_ok "${ports[0]}"; then
+        redis-cli -p "${ports[0]}" cluster info >&2 || true
+        echo "the cluster on ${ports[*]} did not reach cluster_state:ok in 10 s" >&2
+        exit 1
+    fi
     redis-cli -p "${ports[0]}" cluster info | grep cluster_state
     echo "cluster on ${ports[*]}: redis://127.0.0.1:${ports[0]}"
     ;;
@@ -57,6 +83,7 @@ single)
         echo "cluster already running on $port"
         exit 0
     fi
+    fresh
     node "$port"
     redis-cli -p "$port" cluster addslotsrange 0 16383 >/dev/null
     wait_for cluster_ok "$port"
@@ -67,10 +94,7 @@ check)
     redis-cli -p "${ports[0]}" cluster info | grep -E 'cluster_state|cluster_known_nodes|cluster_slots_assigned'
     ;;
 stop)
-    for port in "${ports[@]}"; do
-        redis-cli -p "$port" shutdown nosave >/dev/null 2>&1 || true
-    done
-    rm -rf "$dir"
+    fresh
     ;;
 *)
     echo "usage: $0 start|single|check|stop" >&2
