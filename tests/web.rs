@@ -248,6 +248,13 @@ async fn a_swiss_tournament_is_created_joined_started_followed_and_exported() {
 }
 
 #[actix_web::test]
+async fn an_arena_counts_down_goes_berserk_moves_from_game_to_game_and_shows_fire() {
+    // The opponent plays through the API and never opens its games: no CPU
+    // takes its seat before the script resigns for it.
+    browser_script_with("arena", |c| c.drop_grace = Duration::from_secs(120)).await;
+}
+
+#[actix_web::test]
 async fn the_client_modules_pass_their_node_unit_tests() {
     if !ready("web/tests/unit (node --test)", false) {
         return;

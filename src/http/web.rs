@@ -64,6 +64,7 @@ static ASSETS: &[Asset] = assets![
     "js/ladders.js",
     "js/live.js",
     "js/lobby.js",
+    "js/match-actions.js",
     "js/match.js",
     "js/profile.js",
     "js/queue.js",

@@ -5,18 +5,18 @@
 // the state does. Moves are posted with the ply they answer and the measured
 // round trip as `lag_ms` (credited back within the player's lag quota).
 // Under a finished match, the engine analysis (js/analysis.js). A tournament
-// game links back to its tournament and, once over, takes the player to
-// their next game as soon as `tournament_pairing` arrives.
+// game links back to its tournament. The actions under the board (resign,
+// berserk, what follows the game) are js/match-actions.js.
 
 import * as api from './api.js';
 import { mountAnalysis } from './analysis.js';
 import { breadcrumbs, renderBoard } from './board.js';
-import { botBadge, onEvent } from './challenges.js';
+import { botBadge } from './challenges.js';
 import { Clocks, format } from './clock.js';
 import { LagMeter } from './lag.js';
 import { follow, indicator } from './live.js';
 import { depthText, h, notice, replace, showError, timeControlText } from './dom.js';
-import { startPractice, startQueue } from './lobby.js';
+import { renderActions } from './match-actions.js';
 import { describe, key, newSquare, squaresShown, viewFor, within } from './tree.js';
 
 /** Heartbeat interval until the first state says otherwise (a third of the shortest grace). */
@@ -45,6 +45,8 @@ export function mount(root, id, go) {
     closed: false,
     timers: [],
   };
+  m.rerender = () => render(m);
+  m.take = (state) => apply(m, state);
   m.el = skeleton(m);
   replace(root, m.el);
 
@@ -183,6 +185,11 @@ function apply(m, next) {
   }
   if (prev?.status === 'active' && next.status === 'finished') m.confirmResign = false;
   render(m);
+  // The next tournament game was paired before this one's end arrived: go now.
+  if (prev?.status === 'active' && next.status === 'finished' && next.tournament && seat && m.nextGame && !m.closed) {
+    notice('Your next game.');
+    m.go(`#/match/${m.nextGame}`);
+  }
 }
 
 function lastMove(m) {
@@ -244,7 +251,6 @@ function render(m) {
   if (s.tournament) {
     replace(m.parts.tournament, h('a', { href: `#/tournaments/${encodeURIComponent(s.tournament.id)}` },
       s.tournament.round ? `Tournament — round ${s.tournament.round}` : 'Tournament'));
-    if (seat) watchTournament(m);
   }
 
   renderSeats(m, seat);
@@ -275,7 +281,8 @@ function renderSeats(m, mine) {
     },
     h('span', { class: 'seat-mark', 'aria-hidden': 'true' }, seat.toUpperCase()),
     h('span', { class: 'seat-who' },
-      h('span', { class: 'seat-name' }, p.username, botBadge(p), seat === mine ? h('em', {}, ' (you)') : null),
+      h('span', { class: 'seat-name' }, p.username, botBadge(p), seat === mine ? h('em', {}, ' (you)') : null,
+        seat === mine && m.berserk ? h('span', { class: 'badge berserk', title: 'Your clock was halved: a win scores a point more' }, 'berserk') : null),
       h('span', { class: 'seat-info' },
         h('span', { class: `controller controller-${p.controller}` }, controller),
         h('span', { class: `presence ${p.connected ? 'on' : 'off'}` }, p.connected ? 'online' : 'away'))),
@@ -364,40 +371,6 @@ function renderResult(m, seat) {
   replace(box, lines);
 }
 
-function renderActions(m, seat) {
-  const s = m.state;
-  const items = [];
-  if (s.status === 'active' && seat) {
-    if (m.confirmResign) {
-      items.push(h('span', { class: 'confirm' }, 'Resign this match?'),
-        h('button', { type: 'button', class: 'danger', onclick: () => resign(m) }, 'Yes, resign'),
-        h('button', { type: 'button', onclick: () => { m.confirmResign = false; render(m); } }, 'Keep playing'));
-    } else {
-      items.push(h('button', { type: 'button', class: 'secondary', onclick: () => { m.confirmResign = true; render(m); } }, 'Resign'));
-    }
-  }
-  if (s.status === 'finished') {
-    if (s.room_code && seat) {
-      if (m.nextGame) {
-        items.push(h('button', { type: 'button', class: 'primary', onclick: () => m.go(`#/match/${m.nextGame}`) }, 'Go to the next game'));
-      } else {
-        items.push(h('button', { type: 'button', class: 'primary', onclick: () => rematch(m) }, 'Rematch'));
-      }
-      watchRoom(m);
-    } else if (s.tournament && seat) {
-      items.push(m.nextGame
-        ? h('button', { type: 'button', class: 'primary', onclick: () => m.go(`#/match/${m.nextGame}`) }, 'Go to your next game')
-        : h('a', { class: 'button primary', href: `#/tournaments/${encodeURIComponent(s.tournament.id)}` }, 'Back to the tournament'));
-    } else if (s.mode === 'practice' && seat) {
-      items.push(h('button', { type: 'button', class: 'primary', onclick: () => playAgain(m) }, 'Play again'));
-    } else if (s.mode === 'ranked' && s.ladder && seat) {
-      items.push(h('button', { type: 'button', class: 'primary', onclick: () => startQueue(s.ladder, m.go) }, 'Queue again'));
-    }
-    items.push(h('a', { class: 'button secondary', href: '#/' }, 'Lobby'));
-  }
-  replace(m.parts.actions, items);
-}
-
 function renderMoves(m) {
   const list = [...m.moves.values()].sort((a, b) => a.ply - b.ply);
   m.parts.movesCount.textContent = String(list.length);
@@ -416,89 +389,4 @@ function tick(m) {
     el.classList.toggle('low', left !== null && left < 10_000 && m.state.clocks.running === seat);
     el.classList.toggle('running', m.state.clocks.running === seat);
   }
-}
-
-// ---------------------------------------------------------------- actions
-
-async function resign(m) {
-  m.confirmResign = false;
-  try {
-    apply(m, await api.post(`/matches/${api.seg(m.id)}/resign`));
-  } catch (err) {
-    showError(err);
-  }
-  render(m);
-}
-
-async function rematch(m) {
-  try {
-    const room = await api.post(`/rooms/${api.seg(m.state.room_code)}/rematch`, { after_match_id: m.id });
-    if (room.match_id) m.go(`#/match/${room.match_id}`);
-  } catch (err) {
-    if (err.code === 'match_in_progress' && err.problem.match_id) m.go(`#/match/${err.problem.match_id}`);
-    else showError(err);
-  }
-}
-
-/**
- * After a room's game: notices when the other player starts the next one
- * (`match_found` on /me/events, and the room read every few seconds).
- */
-function watchRoom(m) {
-  if (m.roomWatch) return;
-  const found = (matchId) => {
-    if (m.closed || !matchId || matchId === m.id || m.nextGame === matchId) return;
-    m.nextGame = matchId;
-    notice('Your opponent started the next game.');
-    render(m);
-  };
-  api.events('/me/events').then((es) => {
-    if (m.closed) { es.close(); return; }
-    m.playerEvents = es;
-    es.addEventListener('match_found', (e) => {
-      try {
-        const data = JSON.parse(e.data);
-        if (data.room_code === m.state.room_code) found(data.match_id);
-      } catch {
-        // The poll finds it.
-      }
-    });
-  }).catch(() => {});
-  const poll = async () => {
-    try {
-      const room = await api.get(`/rooms/${api.seg(m.state.room_code)}`);
-      found(room.match_id);
-    } catch {
-      // Try again at the next round.
-    }
-  };
-  m.roomWatch = setInterval(poll, 5000);
-  m.timers.push(m.roomWatch);
-  poll();
-}
-
-/**
- * A seated player's tournament game: once it is over, the pairing of their
- * next game (`tournament_pairing`) takes them there.
- */
-function watchTournament(m) {
-  if (m.offPairing) return;
-  m.offPairing = onEvent('tournament_pairing', (d) => {
-    if (m.closed || d.tournament_id !== m.state.tournament?.id || d.match_id === m.id) return;
-    m.nextGame = d.match_id;
-    if (m.state.status !== 'finished') {
-      render(m);
-      return;
-    }
-    notice(d.round ? `Round ${d.round}: your next game.` : 'Your next game.');
-    m.go(`#/match/${d.match_id}`);
-  });
-}
-
-async function playAgain(m) {
-  const s = m.state;
-  const seat = mySeat(m);
-  const cpu = s.players[seat === 'x' ? 'o' : 'x'];
-  const level = Number(/level (\d)/.exec(cpu.username)?.[1] ?? 3);
-  await startPractice({ depth: s.depth, cpu_level: level, time_control: s.time_control, seat }, m.go);
 }

@@ -6,13 +6,16 @@
 // (event `tournament`, id = version): each change re-reads the standings and
 // the round. When `tournament_pairing` for this tournament arrives on the
 // player's own stream, the page goes to the new game. An arena shows the
-// time left, who is on fire, and a berserk button on your game while its
-// first move is not played.
+// time left, your points and streak (on fire), who is on fire, and your game
+// (where the match screen offers berserk before your first move).
+//
+// Over 400 lines: the page's parts (you, director, standings, round) render
+// from one shared view and re-read; split it when the arena's parts grow.
 
 import * as api from './api.js';
 import { onEvent } from './challenges.js';
 import { format } from './clock.js';
-import { formError, field, h, notice, ordinal, replace, scoreText, showError } from './dom.js';
+import { formError, field, h, ordinal, replace, scoreText, showError } from './dom.js';
 import { follow, indicator } from './live.js';
 import { settingsText, startText } from './tournaments.js';
 
@@ -33,7 +36,6 @@ export function mount(root, id, go) {
     confirm: null,
     closed: false,
     off: [],
-    refused: new Set(),
   };
   t.parts = {
     title: h('h1', { class: 'tournament-title' }, 'Tournament'),
@@ -132,15 +134,18 @@ function refresh(t) {
 async function reread(t) {
   const v = t.view;
   const arena = v.kind === 'arena';
-  const [standings, round, games] = await Promise.all([
+  const [standings, round, game] = await Promise.all([
     allStandings(t.id),
     !arena && v.round > 0 ? api.get(`/tournaments/${api.seg(t.id)}/rounds/${v.round}`) : null,
-    arena && v.status === 'running' ? api.get(`/tournaments/${api.seg(t.id)}/games?limit=100`) : null,
+    arena && v.status === 'running' && api.me() ? myArenaGame(t.id) : null,
   ]);
   if (t.closed) return;
   t.standings = standings;
-  const me = api.me();
-  t.arenaGame = games?.items.find((g) => !g.result && (g.x.id === me?.id || g.o.id === me?.id)) ?? null;
+  // A new game of yours while the page is open: go to it (in case the
+  // player's own stream missed `tournament_pairing`).
+  const seen = t.arenaGame;
+  t.arenaGame = game;
+  if (game && seen !== undefined && game.id !== seen?.id) t.go(`#/match/${game.id}`);
   if (round) t.rounds.set(round.round, round);
   if (t.shown && t.shown !== v.round && !t.rounds.has(t.shown)) {
     t.rounds.set(t.shown, await api.get(`/tournaments/${api.seg(t.id)}/rounds/${t.shown}`));
@@ -159,6 +164,19 @@ async function allStandings(id) {
     if (!cursor) break;
   }
   return items;
+}
+
+/**
+ * Your unfinished game in the arena `id` (its match state), or null: of your
+ * unfinished matches (a handful at most), the one paired by this arena.
+ */
+async function myArenaGame(id) {
+  const mine = await api.get('/me/matches?status=active&limit=100');
+  for (const m of mine.items.filter((x) => x.mode === 'tournament')) {
+    const state = await api.get(`/matches/${api.seg(m.id)}`);
+    if (state.tournament?.id === id && state.status === 'active') return state;
+  }
+  return null;
 }
 
 function mine(t) {
@@ -228,7 +246,8 @@ function renderYou(t) {
   } else if (me && v.status === 'registering') {
     items.push(h('p', { class: 'you-registered' }, 'You are registered.'));
   } else if (me && v.status === 'running') {
-    items.push(v.kind === 'arena' ? arenaGame(t) : yourGame(t));
+    if (v.kind === 'arena') items.push(arenaPoints(me), arenaGame(t));
+    else items.push(yourGame(t));
   }
   // One form for the page's life: a re-render must not wipe a code being typed.
   if (!me && open) items.push(t.joinForm ??= joinForm(t));
@@ -279,33 +298,27 @@ function tickCountdown(t) {
   el.textContent = left ? `Ends in ${format(left)}.` : 'Time is up: the games still running finish.';
 }
 
-/** Your arena game: one click to it, and berserk while allowed. */
+/** Your points, rank and streak in a running arena. */
+function arenaPoints(me) {
+  const streak = me.tiebreaks?.streak ?? 0;
+  const fire = me.tiebreaks?.fire;
+  return h('p', { class: 'you-arena', dataset: { score: String(me.score), streak: String(streak) } },
+    `You have ${scoreText(me.score)} point${me.score === 1 ? '' : 's'} (${ordinal(me.rank)})`,
+    streak ? ` · ${streak} win${streak === 1 ? '' : 's'} in a row` : null,
+    fire ? [' ', h('span', { class: 'badge fire', title: 'Two wins in a row: a win scores 4, a draw 2' }, 'on fire')] : null,
+    '.');
+}
+
+/** Your arena game: one click to it (berserk is offered there). */
 function arenaGame(t) {
   const g = t.arenaGame;
   if (!g) return h('p', { class: 'your-game muted' }, 'Waiting for an opponent…');
-  const me = api.me();
-  const opponent = g.x.id === me.id ? g.o : g.x;
-  const clock = t.view.time_control?.kind === 'clock';
-  return h('div', { class: 'your-game', dataset: { match: g.match_id } },
-    h('p', {}, `Your game against ${opponent.username}.`),
-    h('div', { class: 'actions' },
-      h('a', { class: 'button primary', href: `#/match/${g.match_id}` }, 'Go to your game'),
-      clock && !t.refused.has(g.match_id) ? h('button', {
-        type: 'button',
-        class: 'secondary',
-        title: 'Halve your clock before your first move: a win scores one point more',
-        onclick: async () => {
-          try {
-            await api.post(`/tournaments/${api.seg(t.id)}/berserk`, { match_id: g.match_id });
-            notice('Berserk: your clock is halved.');
-          } catch (err) {
-            if (err.code !== 'berserk_not_allowed') showError(err);
-          }
-          // Once is all it can be done (or it is no longer allowed).
-          t.refused.add(g.match_id);
-          render(t);
-        },
-      }, 'Berserk') : null));
+  const seat = g.players.x.id === api.me().id ? 'x' : 'o';
+  const opponent = g.players[seat === 'x' ? 'o' : 'x'];
+  const berserk = g.time_control?.kind === 'clock' ? ' Before your first move you may go berserk there.' : '';
+  return h('div', { class: 'your-game', dataset: { match: g.id } },
+    h('p', {}, `You play ${seat.toUpperCase()} against ${opponent.username}.${berserk}`),
+    h('a', { class: 'button primary', href: `#/match/${g.id}` }, 'Go to your game'));
 }
 
 function joinForm(t) {
