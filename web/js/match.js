@@ -281,11 +281,12 @@ function renderSeats(m, mine) {
     },
     h('span', { class: 'seat-mark', 'aria-hidden': 'true' }, seat.toUpperCase()),
     h('span', { class: 'seat-who' },
-      h('span', { class: 'seat-name' }, p.username, botBadge(p), seat === mine ? h('em', {}, ' (you)') : null,
-        seat === mine && m.berserk ? h('span', { class: 'badge berserk', title: 'Your clock was halved: a win scores a point more' }, 'berserk') : null),
+      h('span', { class: 'seat-name' }, p.username, botBadge(p), seat === mine ? h('em', {}, ' (you)') : null),
       h('span', { class: 'seat-info' },
         h('span', { class: `controller controller-${p.controller}` }, controller),
-        h('span', { class: `presence ${p.connected ? 'on' : 'off'}` }, p.connected ? 'online' : 'away'))),
+        h('span', { class: `presence ${p.connected ? 'on' : 'off'}` }, p.connected ? 'online' : 'away'),
+        // On the second line: a long name would hide it behind its ellipsis.
+        seat === mine && m.berserk ? h('span', { class: 'badge berserk', title: 'Your clock was halved: a win scores a point more' }, 'berserk') : null)),
     h('span', { class: 'clock', dataset: { clock: seat } }, '–'));
   });
   replace(m.parts.seats, cards);

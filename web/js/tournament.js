@@ -238,15 +238,31 @@ function renderYou(t) {
   const v = t.view;
   const me = mine(t);
   const items = [h('h2', {}, 'You')];
-  const open = v.status === 'registering';
-  if (me && me.withdrawn) {
+  const arena = v.kind === 'arena';
+  // An arena takes entries while it runs, and a player who withdrew may come back.
+  const open = v.status === 'registering' || (arena && v.status === 'running');
+  if (me && me.withdrawn && arena && v.status === 'running') {
+    items.push(arenaPoints(me), h('p', { class: 'you-paused' }, 'You withdrew: you are not paired until you come back.'),
+      h('button', {
+        type: 'button',
+        class: 'primary',
+        onclick: async () => {
+          try {
+            await api.post(`/tournaments/${api.seg(t.id)}/join`);
+            await refresh(t);
+          } catch (err) {
+            showError(err);
+          }
+        },
+      }, 'Come back'));
+  } else if (me && me.withdrawn) {
     items.push(h('p', {}, 'You withdrew: you are no longer paired.'));
   } else if (me && v.status === 'finished') {
     items.push(h('p', { class: 'you-final' }, `You finished ${ordinal(me.rank)} with ${scoreText(me.score)} point${me.score === 1 ? '' : 's'}.`));
   } else if (me && v.status === 'registering') {
     items.push(h('p', { class: 'you-registered' }, 'You are registered.'));
   } else if (me && v.status === 'running') {
-    if (v.kind === 'arena') items.push(arenaPoints(me), arenaGame(t));
+    if (arena) items.push(arenaPoints(me), arenaGame(t));
     else items.push(yourGame(t));
   }
   // One form for the page's life: a re-render must not wipe a code being typed.

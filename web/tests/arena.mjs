@@ -6,8 +6,8 @@
 // the opponent resigns and the page takes the player to the next game,
 // where the button is there until the player's first move. A second win in
 // a row puts the player on fire, on their page and in the director's
-// standings, which follow every result live without a reload. The pages fit
-// a phone's width.
+// standings, which follow every result live without a reload. The player
+// withdraws and comes back while it runs. The pages fit a phone's width.
 
 import { join } from 'node:path';
 import { assert, call, fitsTheWidth, matchId, open, PASSWORD, playMove, run, SHOTS, signUp, step, uniqueName } from './lib.mjs';
@@ -44,7 +44,11 @@ function standingOf(page, name) {
 function berserkShown(page) {
   return page.evaluate(() => ({
     button: Boolean(document.querySelector('button.berserk')),
-    badge: Boolean(document.querySelector('.seat.me .badge.berserk')),
+    // Shown in full: not cut off by the seat card (a long name is).
+    badge: [...document.querySelectorAll('.seat.me .badge.berserk')].some((b) => {
+      const r = b.getBoundingClientRect();
+      return r.width > 0 && r.right <= b.closest('.seat').getBoundingClientRect().right;
+    }),
     clock: document.querySelector('.seat.me [data-clock]')?.textContent ?? '',
   }));
 }
@@ -98,6 +102,8 @@ await run('arena', async (browser) => {
     // The player looks at the arena's page when it starts.
     await director.getByRole('button', { name: 'Start the tournament' }).click();
     await director.locator('section.tournament[data-status="running"]').waitFor();
+    // An arena takes entries while it runs.
+    await director.getByRole('form', { name: 'Join the tournament' }).waitFor();
     const countdown = director.locator('.countdown');
     const before = seconds((await countdown.textContent()).replace(/^Ends in |\.$/g, ''));
     assert.ok(before > 590 && before <= 600, `about ten minutes left: ${before} s`);
@@ -122,9 +128,9 @@ await run('arena', async (browser) => {
     assert.equal(shown.badge, false);
     assert.ok(seconds(shown.clock) > INITIAL_MS / 2000, `a full clock first: ${shown.clock}`);
     await player.getByRole('button', { name: 'Berserk' }).click();
-    await player.locator('.seat.me .badge.berserk').waitFor();
     await player.waitForFunction(() => !document.querySelector('button.berserk'));
     const after = await berserkShown(player);
+    assert.ok(after.badge, 'a berserk badge shows on the player\'s seat');
     assert.ok(seconds(after.clock) <= INITIAL_MS / 2000 && seconds(after.clock) > INITIAL_MS / 2000 - 30,
       `half the clock left: ${after.clock}`);
     const game = (await games(id)).find((g) => g.match_id === first);
@@ -187,6 +193,19 @@ await run('arena', async (browser) => {
     assert.equal(api.tiebreaks.fire, true);
     assert.equal(await director.evaluate(() => window.notReloaded), true, 'the director\'s page was never reloaded');
     await director.screenshot({ path: join(SHOTS, 'arena-standings.png'), fullPage: true });
+  });
+
+  await step('the player withdraws (the director sees it live) and comes back', async () => {
+    await player.getByRole('button', { name: 'Withdraw' }).click();
+    await player.getByRole('button', { name: 'Yes, withdraw' }).click();
+    await player.locator('.you-paused').waitFor();
+    await director.locator(`table.standings tr[data-player="${pName}"] .badge`, { hasText: 'withdrawn' }).waitFor();
+    await player.getByRole('button', { name: 'Come back' }).click();
+    await player.locator('.you-paused').waitFor({ state: 'detached' });
+    await player.locator('.you-arena').waitFor();
+    await director.locator(`table.standings tr[data-player="${pName}"] .badge`, { hasText: 'withdrawn' }).waitFor({ state: 'detached' });
+    const api = (await call('GET', `/tournaments/${id}/standings`)).items.find((r) => r.player.username === pName);
+    assert.equal(api.withdrawn, false);
   });
 
   await step('on a phone\'s width the arena page and the game fit', async () => {
