@@ -116,7 +116,8 @@ async fn four_instances_receive_only_the_events_of_the_matches_they_stream(confi
         );
         let received = instances[i].1.broker.received() - before[i];
         assert_eq!(
-            received, seen[i],
+            received,
+            seen[i],
             "instance {i} took in its own match's {} events and nothing of the other three matches' {}",
             seen[i],
             seen.iter().sum::<u64>() - seen[i]

@@ -159,20 +159,12 @@ pub async fn make_matches(
 /// Writes the round's claimed pairs in one transaction, leaving out the
 /// pairs it must not make; tries again when a concurrent pairing wins a race
 /// for one of its players.
-async fn write(
-    ctx: &Context,
-    planned: &Arc<Vec<Planned>>,
-    now: Millis,
-) -> Result<Outcome> {
+async fn write(ctx: &Context, planned: &Arc<Vec<Planned>>, now: Millis) -> Result<Outcome> {
     let mut attempt = 0;
     loop {
         attempt += 1;
         let all = Arc::clone(planned);
-        match ctx
-            .db
-            .write(move |conn| write_round(conn, &all, now))
-            .await
-        {
+        match ctx.db.write(move |conn| write_round(conn, &all, now)).await {
             Err(Error::Conflict {
                 code: ConflictCode::InActiveMatch,
                 ..
