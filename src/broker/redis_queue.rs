@@ -78,13 +78,14 @@ redis.call('SET', p .. '{mm}:p:' .. ARGV[3], ARGV[2])
 return false
 ";
 
-/// KEYS: the ladder's queue. ARGV: the ticket key prefix. Every queued
-/// ticket in rating order, each as one tab-separated line of [`QUEUED_FIELDS`]
-/// after its id: one reply of 10,000 short strings for 10,000 tickets, where
-/// a hash read per ticket returns eleven fields and their names each.
+/// KEYS: the ladder's queue. ARGV: the ticket key prefix, the first and
+/// last rank to read. Those queued tickets in rating order, each as one
+/// tab-separated line of [`QUEUED_FIELDS`] after its id: one reply of 10,000
+/// short strings for 10,000 tickets, where a hash read per ticket returns
+/// eleven fields and their names each.
 const QUEUED: &str = r"
 local out = {}
-for i, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+for i, id in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[2], ARGV[3])) do
   local f = redis.call('HMGET', ARGV[1] .. id, 'player', 'rating', 'created_at', 'seen_at',
     'status', 'last_x_at', 'last_opp')
   for k = 1, 7 do f[k] = f[k] or '' end
@@ -164,6 +165,11 @@ for i = 2, #KEYS do
 end
 return 1
 ";
+
+/// Tickets read by one call of [`QUEUED`]: a call over 100,000 tickets took
+/// 0.8 s, past the connection's response timeout (500 ms), and blocks Redis
+/// for everyone meanwhile; 10,000 take about 60 ms.
+const QUEUED_BATCH: usize = 10_000;
 
 /// Pairs claimed by one script call: bounded so that one call never blocks
 /// Redis for long (a 10,000-ticket round is one call; 100,000 tickets, ten).
@@ -327,14 +333,28 @@ impl MatchQueue for RedisBroker {
     fn queued<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<Vec<Ticket>>> {
         Box::pin(async move {
             let mut conn = self.connection();
-            let lines: Vec<String> = self
-                .queue_scripts()
-                .queued
-                .key(self.queue_key(ladder))
-                .arg(self.ticket_key(""))
-                .invoke_async(&mut conn)
-                .await?;
-            Ok(lines
+            let mut lines: Vec<String> = Vec::new();
+            loop {
+                let batch: Vec<String> = self
+                    .queue_scripts()
+                    .queued
+                    .key(self.queue_key(ladder))
+                    .arg(self.ticket_key(""))
+                    .arg(lines.len())
+                    .arg(lines.len() + QUEUED_BATCH - 1)
+                    .invoke_async(&mut conn)
+                    .await?;
+                let last = batch.len() < QUEUED_BATCH;
+                lines.extend(batch);
+                if last {
+                    break;
+                }
+            }
+            // Ranks shift when tickets join or leave between two calls: a
+            // ticket read twice is kept once (one missed waits a round), and
+            // the queue stays in rating order.
+            let mut seen = std::collections::HashSet::new();
+            let mut tickets: Vec<Ticket> = lines
                 .iter()
                 .filter_map(|line| {
                     let mut parts = line.split('\t');
@@ -349,8 +369,10 @@ impl MatchQueue for RedisBroker {
                             .and_then(|i| values.get(i).copied()),
                     })
                 })
-                .filter(|t| t.status == TicketStatus::Queued)
-                .collect())
+                .filter(|t| t.status == TicketStatus::Queued && seen.insert(t.id.clone()))
+                .collect();
+            tickets.sort_by(|a, b| a.rating.total_cmp(&b.rating));
+            Ok(tickets)
         })
     }
 

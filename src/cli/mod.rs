@@ -21,16 +21,21 @@ fn insert_bench_player(
     name: &str,
     now: crate::time::Millis,
 ) -> Result<(), crate::store::StoreError> {
-    crate::store::players::insert(
-        conn,
-        &crate::store::players::NewPlayer {
-            id,
-            username: name,
-            username_key: name,
-            password_hash: "$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hiZW5jaA$unusable",
-            role: "player",
-            created_at: now,
-        },
-    )?;
-    Ok(())
+    crate::store::players::insert(conn, &bench_player(id, name, now))
+}
+
+/// A bench player (see [`insert_bench_player`]), for a multi-row insert.
+fn bench_player<'a>(
+    id: &'a str,
+    name: &'a str,
+    now: crate::time::Millis,
+) -> crate::store::players::NewPlayer<'a> {
+    crate::store::players::NewPlayer {
+        id,
+        username: name,
+        username_key: name,
+        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$YmVuY2hiZW5jaA$unusable",
+        role: "player",
+        created_at: now,
+    }
 }

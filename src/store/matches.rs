@@ -218,6 +218,49 @@ pub fn active_ranked_among(
     Ok(busy)
 }
 
+/// What pairing needs of a player's ranked history on `ladder`: when they
+/// last sat X (`None`: never) and whom they last played. Read from the seats
+/// (`match_players_newest`, newest first) when the player queues, so a
+/// pairing round writes no rating rows.
+///
+/// # Errors
+/// Database errors.
+pub fn last_ranked(
+    conn: &mut DbConnection,
+    player_id: &str,
+    ladder: &str,
+) -> Result<(Option<i64>, Option<String>), StoreError> {
+    let seats = || {
+        match_players::table
+            .inner_join(matches::table)
+            .filter(match_players::player_id.eq(player_id.to_owned()))
+            .filter(match_players::mode.eq(Mode::Ranked))
+            .filter(matches::ladder.eq(ladder.to_owned()))
+            .order((
+                match_players::created_at.desc(),
+                match_players::match_id.desc(),
+            ))
+            .into_boxed()
+    };
+    let last_x_at = seats()
+        .filter(match_players::seat.eq("x"))
+        .select(match_players::created_at)
+        .first::<i64>(conn)
+        .optional()?;
+    let opponent = seats()
+        .select((matches::x_player_id, matches::o_player_id))
+        .first::<(Option<String>, Option<String>)>(conn)
+        .optional()?
+        .and_then(|(x, o)| {
+            if x.as_deref() == Some(player_id) {
+                o
+            } else {
+                x
+            }
+        });
+    Ok((last_x_at, opponent))
+}
+
 impl MatchRow {
     fn is_active_status(&self) -> bool {
         self.status == MatchStatus::Active

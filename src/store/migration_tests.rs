@@ -58,10 +58,15 @@ where
 {
     conn.run_pending_migrations(migrations())
         .expect("migrations apply");
-    let reverted = conn
-        .revert_last_migration(migrations())
-        .expect("the last migration reverts");
-    assert_eq!(reverted, MigrationVersion::from(VERSION));
+    // Later migrations are reverted first, down to the one under test.
+    loop {
+        let reverted = conn
+            .revert_last_migration(migrations())
+            .expect("the last migration reverts");
+        if reverted == MigrationVersion::from(VERSION) {
+            break;
+        }
+    }
     conn.batch_execute(FIXTURE).expect("fixture");
     let tournament_row = "INSERT INTO matches (id, mode, depth, tc_kind, x_controller, \
          o_controller, position, turn_started_at, status, created_at) \
@@ -74,7 +79,7 @@ where
     let applied = conn
         .run_pending_migrations(migrations())
         .expect("the migration applies to a database with matches");
-    assert_eq!(applied.len(), 1);
+    assert!(applied.contains(&MigrationVersion::from(VERSION)));
 
     let touch = |mode: &str| format!("UPDATE matches SET mode = mode WHERE mode = '{mode}'");
     assert_eq!(count(conn, &touch("casual")), 1, "m1 stays casual");

@@ -2,6 +2,7 @@
 
 use diesel::prelude::*;
 
+use super::connection::execute_on_backend;
 use super::kinds::Mode;
 use super::schema::{match_players, tickets};
 use super::{DbConnection, StoreError};
@@ -38,6 +39,21 @@ pub fn insert(conn: &mut DbConnection, row: &TicketRow) -> Result<(), StoreError
     diesel::insert_into(tickets::table)
         .values(row)
         .execute(conn)?;
+    Ok(())
+}
+
+/// Tickets a multi-row insert carries at most (9 columns each: the bind
+/// parameters stay under SQLite's 32,766).
+const TICKETS_PER_INSERT: usize = 3_000;
+
+/// Inserts tickets in multi-row statements (benchmarks queue thousands).
+///
+/// # Errors
+/// Database errors.
+pub fn insert_many(conn: &mut DbConnection, rows: &[TicketRow]) -> Result<(), StoreError> {
+    for chunk in rows.chunks(TICKETS_PER_INSERT) {
+        execute_on_backend!(conn, diesel::insert_into(tickets::table).values(chunk))?;
+    }
     Ok(())
 }
 

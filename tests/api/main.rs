@@ -27,3 +27,4 @@ mod ranked;
 mod ratings;
 mod security;
 mod tournaments;
+mod watched;

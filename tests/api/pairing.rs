@@ -11,8 +11,8 @@ use uttt::store::{DbConnection, StoreError};
 use crate::ranked::{LADDER, manual_app, pair_now};
 use crate::support::{Backend, Player, TestApp};
 
-/// Makes every write of a rating row fail: the last statements of a round's
-/// transaction, after its matches, seats and tickets are written.
+/// Makes every update of a ticket record fail: the last statement of a
+/// round's transaction, after its matches and seats are written.
 async fn inject_failure(app: &TestApp) {
     app.ctx
         .db
@@ -21,13 +21,11 @@ async fn inject_failure(app: &TestApp) {
                 DbConnection::Pg(_) => {
                     "CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql AS
                        $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$;
-                     CREATE TRIGGER injected_failure BEFORE INSERT OR UPDATE ON ratings
+                     CREATE TRIGGER injected_failure BEFORE UPDATE ON tickets
                        FOR EACH ROW EXECUTE FUNCTION injected_failure();"
                 }
                 DbConnection::Sqlite(_) => {
-                    "CREATE TRIGGER injected_insert BEFORE INSERT ON ratings
-                       BEGIN SELECT RAISE(ABORT, 'injected failure'); END;
-                     CREATE TRIGGER injected_update BEFORE UPDATE ON ratings
+                    "CREATE TRIGGER injected_update BEFORE UPDATE ON tickets
                        BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
                 }
             };
@@ -42,10 +40,8 @@ async fn remove_failure(app: &TestApp) {
         .db
         .run(|conn| {
             let sql = match conn {
-                DbConnection::Pg(_) => "DROP TRIGGER injected_failure ON ratings;",
-                DbConnection::Sqlite(_) => {
-                    "DROP TRIGGER injected_insert; DROP TRIGGER injected_update;"
-                }
+                DbConnection::Pg(_) => "DROP TRIGGER injected_failure ON tickets;",
+                DbConnection::Sqlite(_) => "DROP TRIGGER injected_update;",
             };
             conn.batch_execute(sql).map_err(StoreError::from)
         })

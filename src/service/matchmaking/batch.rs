@@ -16,13 +16,12 @@ use crate::broker::{Cancelled, PairClaim, Ticket};
 use crate::config::LadderConfig;
 use crate::rules::{Depth, Seat};
 use crate::store::matches::{self as match_store, MatchRow};
-use crate::store::ratings::{self, RatingRow};
 use crate::store::tickets;
 use crate::time::Millis;
 
 use super::super::matches::create::{self, NewMatch, SeatSpec};
 use super::super::matches::record::{Mode, seat_str};
-use super::super::{ConflictCode, Context, Error, Result, events, ladders};
+use super::super::{ConflictCode, Context, Error, Result, events};
 use super::pairing;
 
 /// How often a round's write is tried when a concurrent pairing (another
@@ -109,7 +108,7 @@ pub async fn make_matches(
         return Ok(Vec::new());
     }
     let written = std::time::Instant::now();
-    let outcome = match write(ctx, ladder, &planned, now).await {
+    let outcome = match write(ctx, &planned, now).await {
         Ok(outcome) => outcome,
         Err(err) => {
             let all: Vec<String> = planned
@@ -160,21 +159,12 @@ pub async fn make_matches(
 /// Writes the round's claimed pairs in one transaction, leaving out the
 /// pairs it must not make; tries again when a concurrent pairing wins a race
 /// for one of its players.
-async fn write(
-    ctx: &Context,
-    ladder: &LadderConfig,
-    planned: &Arc<Vec<Planned>>,
-    now: Millis,
-) -> Result<Outcome> {
+async fn write(ctx: &Context, planned: &Arc<Vec<Planned>>, now: Millis) -> Result<Outcome> {
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let (all, lid) = (Arc::clone(planned), ladder.id.clone());
-        match ctx
-            .db
-            .write(move |conn| write_round(conn, &all, &lid, now))
-            .await
-        {
+        let all = Arc::clone(planned);
+        match ctx.db.write(move |conn| write_round(conn, &all, now)).await {
             Err(Error::Conflict {
                 code: ConflictCode::InActiveMatch,
                 ..
@@ -190,11 +180,12 @@ async fn write(
 }
 
 /// The round's transaction: which pairs can be made, then their matches,
-/// seats, tickets and rating rows, each in a few multi-row statements.
+/// seats and tickets, each in a few multi-row statements. No rating row is
+/// written: who last sat X and whom one last played are read from the seats
+/// when a player queues ([`match_store::last_ranked`]).
 fn write_round(
     conn: &mut crate::store::DbConnection,
     planned: &[Planned],
-    ladder: &str,
     now: Millis,
 ) -> Result<Outcome> {
     let players: Vec<&str> = planned
@@ -253,21 +244,6 @@ fn write_round(
             None,
         ));
     }
-    let rating_row = |me: &Ticket, them: &Ticket, as_x: bool| RatingRow {
-        last_x_at: as_x.then_some(now),
-        last_opponent_id: Some(them.player_id.clone()),
-        ..ladders::initial_row(&me.player_id, ladder, now)
-    };
-    let (xs, os): (Vec<RatingRow>, Vec<RatingRow>) = out
-        .made
-        .iter()
-        .map(|&i| {
-            let p = &planned[i];
-            (rating_row(&p.x, &p.o, true), rating_row(&p.o, &p.x, false))
-        })
-        .unzip();
-    ratings::record_pairings(conn, &xs, true)?;
-    ratings::record_pairings(conn, &os, false)?;
     Ok(out)
 }
 

@@ -15,7 +15,6 @@ use crate::broker::{Cancelled, Enqueued, Ticket, TicketStatus};
 use crate::config::LadderConfig;
 use crate::ids;
 use crate::store::matches as match_store;
-use crate::store::ratings;
 use crate::store::tickets::{self, TicketRow};
 use crate::time::{Millis, rfc3339};
 
@@ -110,7 +109,7 @@ pub async fn create_ticket(
     let now = ctx.time.now_ms();
     let id = ids::record_id();
     let (pid, lid, tid) = (player.id.clone(), ladder.id.clone(), id.clone());
-    let (active, waiting, rating) = ctx
+    let (active, waiting, rating, (last_x_at, last_opponent)) = ctx
         .db
         .write(move |conn| -> Result<_> {
             // The ticket is read before the match, and pairing commits the
@@ -120,10 +119,12 @@ pub async fn create_ticket(
             let waiting = tickets::queued_for_player(conn, &pid)?;
             let active = match_store::active_ranked(conn, &pid)?;
             let rating = ladders::ensure(conn, &pid, &lid, now)?;
+            let mut last = (None, None);
             if active.is_none() && waiting.is_none() {
+                last = match_store::last_ranked(conn, &pid, &lid)?;
                 tickets::insert(conn, &queued_record(tid, pid, lid, rating.rating, now))?;
             }
-            Ok((active, waiting, rating))
+            Ok((active, waiting, rating, last))
         })
         .await?;
     if let Some(match_id) = active {
@@ -150,8 +151,8 @@ pub async fn create_ticket(
         status: TicketStatus::Queued,
         match_id: None,
         reason: None,
-        last_x_at: rating.last_x_at,
-        last_opponent: rating.last_opponent_id,
+        last_x_at,
+        last_opponent,
     };
     let enqueued = ctx.broker.enqueue(&ticket).await;
     if !matches!(enqueued, Ok(Enqueued::Queued)) {
@@ -186,9 +187,9 @@ async fn owned_row(ctx: &Context, player: &Player, id: &str) -> Result<TicketRow
 /// A ticket as the broker should hold it, rebuilt from its record.
 async fn from_row(ctx: &Context, row: &TicketRow) -> Result<Ticket> {
     let (pid, lid) = (row.player_id.clone(), row.ladder.clone());
-    let rating = ctx
+    let (last_x_at, last_opponent) = ctx
         .db
-        .run(move |conn| ratings::get(conn, &pid, &lid))
+        .run(move |conn| match_store::last_ranked(conn, &pid, &lid))
         .await?;
     Ok(Ticket {
         id: row.id.clone(),
@@ -200,8 +201,8 @@ async fn from_row(ctx: &Context, row: &TicketRow) -> Result<Ticket> {
         status: TicketStatus::parse(&row.status).unwrap_or(TicketStatus::Cancelled),
         match_id: row.match_id.clone(),
         reason: row.reason.clone(),
-        last_x_at: rating.as_ref().and_then(|r| r.last_x_at),
-        last_opponent: rating.and_then(|r| r.last_opponent_id),
+        last_x_at,
+        last_opponent,
     })
 }
 
@@ -391,7 +392,10 @@ async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
         i64::try_from(ctx.config.matchmaking.abandon_after.as_millis()).unwrap_or(i64::MAX);
     let mut live = Vec::new();
     let mut round = Round::default();
-    for ticket in ctx.broker.queued(&ladder.id).await? {
+    let started = std::time::Instant::now();
+    let queue = ctx.broker.queued(&ladder.id).await?;
+    let read_ms = started.elapsed().as_secs_f64() * 1000.0;
+    for ticket in queue {
         if now - ticket.seen_at > abandon {
             if ctx.broker.cancel(&ticket.id, "abandoned").await? == Cancelled::Cancelled {
                 let tid = ticket.id.clone();
@@ -405,10 +409,22 @@ async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
         }
     }
     round.queued = live.len();
+    let planning = std::time::Instant::now();
     let pairs: Vec<(&Ticket, &Ticket)> = pairing::plan(&live, now, &ctx.config.matchmaking)
         .into_iter()
         .map(|(a, b)| (&live[a], &live[b]))
         .collect();
+    let plan_ms = planning.elapsed().as_secs_f64() * 1000.0;
     round.matched = batch::make_matches(ctx, ladder, &pairs).await?.len();
+    if !pairs.is_empty() {
+        tracing::info!(
+            ladder = %ladder.id,
+            queued = round.queued,
+            read_ms,
+            plan_ms,
+            total_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "pairing round"
+        );
+    }
     Ok(round)
 }
