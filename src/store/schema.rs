@@ -271,6 +271,7 @@ diesel::table! {
 
 diesel::joinable!(tournament_players -> players (player_id));
 diesel::joinable!(tournament_games -> matches (match_id));
+diesel::joinable!(tournament_games -> tournaments (tournament_id));
 diesel::allow_tables_to_appear_in_same_query!(
     tournaments,
     tournament_players,

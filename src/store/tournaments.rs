@@ -608,6 +608,24 @@ pub fn game(conn: &mut DbConnection, match_id: &str) -> Result<Option<GameRow>, 
         .optional()?)
 }
 
+/// An arena game with its arena's end time (`None`: the match is not an
+/// arena game), read when the game ends.
+///
+/// # Errors
+/// Database errors.
+pub fn arena_game(
+    conn: &mut DbConnection,
+    match_id: &str,
+) -> Result<Option<(GameRow, Option<i64>)>, StoreError> {
+    Ok(tournament_games::table
+        .inner_join(tournaments::table)
+        .filter(tournament_games::match_id.eq(match_id))
+        .filter(tournaments::kind.eq("arena"))
+        .select((GameRow::as_select(), tournaments::ends_at))
+        .first(conn)
+        .optional()?)
+}
+
 /// Marks the player in `seat` of a game berserk.
 ///
 /// # Errors

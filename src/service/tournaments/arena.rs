@@ -235,16 +235,11 @@ pub fn record_end(
     winner: Option<Seat>,
     at: Millis,
 ) -> Result<()> {
-    let Some(game) = store::game(conn, match_id)? else {
+    let Some((game, ends_at)) = store::arena_game(conn, match_id)? else {
         return Ok(());
     };
-    let Some(t) = store::get(conn, &game.tournament_id)? else {
-        return Ok(());
-    };
-    if Kind::parse(&t.kind) != Some(Kind::Arena) {
-        return Ok(());
-    }
-    let rows = store::lock_entrants(conn, &t.id, &[&game.x_player_id, &game.o_player_id])?;
+    let tid = &game.tournament_id;
+    let rows = store::lock_entrants(conn, tid, &[&game.x_player_id, &game.o_player_id])?;
     let find = |id: &str| rows.iter().find(|e| e.player_id == id);
     // An entrant deleted with their account: nothing left to total.
     let (Some(x), Some(o)) = (find(&game.x_player_id), find(&game.o_player_id)) else {
@@ -262,9 +257,9 @@ pub fn record_end(
             result: GameResult::from_winner(winner),
             berserk,
             at,
-            ends_at: t.ends_at.unwrap_or(Millis::MAX),
+            ends_at: ends_at.unwrap_or(Millis::MAX),
         });
-        store::save_tally(conn, &t.id, &me.player_id, &tally_row(&tally))?;
+        store::save_tally(conn, tid, &me.player_id, &tally_row(&tally))?;
     }
     Ok(())
 }
@@ -413,8 +408,16 @@ pub fn pass(
         }
         rows.push(m);
     }
+    let copying = Instant::now();
     match_store::insert_many(conn, &rows)?;
+    let matches_done = copying.elapsed();
     store::insert_games(conn, &games)?;
+    tracing::debug!(
+        tournament.id = %row.id,
+        matches_and_seats_ms = matches_done.as_secs_f64() * 1000.0,
+        games_ms = (copying.elapsed() - matches_done).as_secs_f64() * 1000.0,
+        "arena pass writes"
+    );
     if let Some(ladder) = &row.ladder {
         let rating_rows: Vec<_> = pairs
             .iter()
