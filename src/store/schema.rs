@@ -216,6 +216,7 @@ diesel::table! {
         sort_at -> BigInt,
         created_at -> BigInt,
         finished_at -> Nullable<BigInt>,
+        tallied -> Bool,
     }
 }
 
@@ -228,6 +229,19 @@ diesel::table! {
         joined_at -> BigInt,
         back_at -> Nullable<BigInt>,
         removed -> Bool,
+        points -> Integer,
+        games -> Integer,
+        wins -> Integer,
+        draws -> Integer,
+        losses -> Integer,
+        berserks -> Integer,
+        streak -> Integer,
+        performance_sum -> Double,
+        x_games -> Integer,
+        o_games -> Integer,
+        last_seat -> Nullable<Text>,
+        last_opponent_id -> Nullable<Text>,
+        last_end_at -> Nullable<BigInt>,
     }
 }
 
@@ -257,6 +271,7 @@ diesel::table! {
 
 diesel::joinable!(tournament_players -> players (player_id));
 diesel::joinable!(tournament_games -> matches (match_id));
+diesel::joinable!(tournament_games -> tournaments (tournament_id));
 diesel::allow_tables_to_appear_in_same_query!(
     tournaments,
     tournament_players,

@@ -72,6 +72,9 @@ pub struct TournamentRow {
     pub created_at: i64,
     /// Epoch ms.
     pub finished_at: Option<i64>,
+    /// Arena: the entrants' totals are complete (false only for arenas that
+    /// had games before the totals were kept; see [`save_tally`]).
+    pub tallied: bool,
 }
 
 /// An entrant.
@@ -92,6 +95,43 @@ pub struct EntrantRow {
     pub back_at: Option<i64>,
     /// Removed by the director: may not come back.
     pub removed: bool,
+    /// Arena: the running totals.
+    #[diesel(embed)]
+    pub tally: TallyRow,
+}
+
+/// An arena entrant's running totals, updated as each of their games ends
+/// (the service's `Tally`), so a pairing pass and the standings read them
+/// instead of replaying the games.
+#[derive(Debug, Clone, Default, Queryable, Selectable, Insertable, AsChangeset, PartialEq)]
+#[diesel(table_name = tournament_players, treat_none_as_null = true)]
+pub struct TallyRow {
+    /// Tournament points.
+    pub points: i32,
+    /// Games that count.
+    pub games: i32,
+    /// Counted wins.
+    pub wins: i32,
+    /// Counted draws.
+    pub draws: i32,
+    /// Counted losses.
+    pub losses: i32,
+    /// Counted berserk games.
+    pub berserks: i32,
+    /// Wins in a row.
+    pub streak: i32,
+    /// Sum of the opponents' ratings ± 500 over the counted games.
+    pub performance_sum: f64,
+    /// Finished games as X.
+    pub x_games: i32,
+    /// Finished games as O.
+    pub o_games: i32,
+    /// `x` or `o`: the seat of the latest finished game.
+    pub last_seat: Option<String>,
+    /// The opponent of the latest finished game.
+    pub last_opponent_id: Option<String>,
+    /// When the latest finished game ended (epoch ms).
+    pub last_end_at: Option<i64>,
 }
 
 /// A paired round.
@@ -568,6 +608,24 @@ pub fn game(conn: &mut DbConnection, match_id: &str) -> Result<Option<GameRow>, 
         .optional()?)
 }
 
+/// An arena game with its arena's end time (`None`: the match is not an
+/// arena game), read when the game ends.
+///
+/// # Errors
+/// Database errors.
+pub fn arena_game(
+    conn: &mut DbConnection,
+    match_id: &str,
+) -> Result<Option<(GameRow, Option<i64>)>, StoreError> {
+    Ok(tournament_games::table
+        .inner_join(tournaments::table)
+        .filter(tournament_games::match_id.eq(match_id))
+        .filter(tournaments::kind.eq("arena"))
+        .select((GameRow::as_select(), tournaments::ends_at))
+        .first(conn)
+        .optional()?)
+}
+
 /// Marks the player in `seat` of a game berserk.
 ///
 /// # Errors
@@ -621,4 +679,115 @@ pub fn remove_entrant(
         ))
         .execute(conn)?;
     Ok(())
+}
+
+/// The entrants without their names, in joining order (an arena pass's read).
+///
+/// # Errors
+/// Database errors.
+pub fn entrant_rows(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+) -> Result<Vec<EntrantRow>, StoreError> {
+    Ok(tournament_players::table
+        .filter(tournament_players::tournament_id.eq(tournament_id))
+        .order((
+            tournament_players::joined_at.asc(),
+            tournament_players::player_id.asc(),
+        ))
+        .select(EntrantRow::as_select())
+        .load(conn)?)
+}
+
+/// Locks some entrants for this transaction (`FOR UPDATE` on PostgreSQL;
+/// SQLite has one writer), in one order for every transaction.
+///
+/// # Errors
+/// Database errors.
+pub fn lock_entrants(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    players: &[&str],
+) -> Result<Vec<EntrantRow>, StoreError> {
+    macro_rules! query {
+        () => {
+            tournament_players::table
+                .filter(tournament_players::tournament_id.eq(tournament_id))
+                .filter(tournament_players::player_id.eq_any(players))
+                .order(tournament_players::player_id.asc())
+                .select(EntrantRow::as_select())
+        };
+    }
+    Ok(match conn {
+        DbConnection::Pg(pg) => query!().for_update().load(pg)?,
+        DbConnection::Sqlite(lite) => query!().load(lite)?,
+    })
+}
+
+/// Locks every entrant of a tournament for this transaction (PostgreSQL;
+/// SQLite has one writer), in the order [`lock_entrants`] uses.
+///
+/// # Errors
+/// Database errors.
+pub fn lock_all_entrants(conn: &mut DbConnection, tournament_id: &str) -> Result<(), StoreError> {
+    if let DbConnection::Pg(pg) = conn {
+        tournament_players::table
+            .filter(tournament_players::tournament_id.eq(tournament_id))
+            .order(tournament_players::player_id.asc())
+            .select(tournament_players::player_id)
+            .for_update()
+            .load::<String>(pg)?;
+    }
+    Ok(())
+}
+
+/// Writes an entrant's running arena totals.
+///
+/// # Errors
+/// Database errors.
+pub fn save_tally(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    player_id: &str,
+    tally: &TallyRow,
+) -> Result<(), StoreError> {
+    diesel::update(tournament_players::table.find((tournament_id, player_id)))
+        .set(tally)
+        .execute(conn)?;
+    Ok(())
+}
+
+/// The players of a tournament's games being played: `(x, o)` of every game
+/// with no recorded result whose match has not finished.
+///
+/// # Errors
+/// Database errors.
+pub fn open_games(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+) -> Result<Vec<(String, String)>, StoreError> {
+    Ok(tournament_games::table
+        .inner_join(matches::table)
+        .filter(tournament_games::tournament_id.eq(tournament_id))
+        .filter(tournament_games::result.is_null())
+        .filter(matches::status.ne(MatchStatus::Finished))
+        .select((tournament_games::x_player_id, tournament_games::o_player_id))
+        .load(conn)?)
+}
+
+/// The highest board number of a tournament's round (an arena's games are
+/// all round 0, numbered in pairing order).
+///
+/// # Errors
+/// Database errors.
+pub fn last_board(
+    conn: &mut DbConnection,
+    tournament_id: &str,
+    round: i32,
+) -> Result<Option<i32>, StoreError> {
+    Ok(tournament_games::table
+        .filter(tournament_games::tournament_id.eq(tournament_id))
+        .filter(tournament_games::round.eq(round))
+        .select(diesel::dsl::max(tournament_games::board))
+        .first(conn)?)
 }

@@ -6,9 +6,12 @@
 //!   berserk win scores one more). Games that end after the arena's end time
 //!   score nothing and do not count in the standings at all (they still count
 //!   for ratings, which are not this module's business).
-//! - Standings: [`Arena::standings`], by points, then performance, then rating.
+//! - Standings: [`Arena::standings`], by points, then performance, then rating,
+//!   recomputed from the games; or [`standings_of`] from each player's running
+//!   [`Tally`] (what the server keeps per entrant, updated by [`Tally::record`]
+//!   as each game ends), which gives the same lines.
 //! - Pairing: [`pair_pool`] pairs the players waiting in the pool; build its
-//!   input with [`Arena::pool`].
+//!   input with [`Arena::pool`] or [`pool_of`].
 //! - Berserk: [`berserk_bank`].
 //!
 //! Over 400 lines: one concept (an arena's pool, pairing, scoring and berserk)
@@ -95,6 +98,89 @@ pub fn score_game(streak: u32, outcome: Outcome, berserk: bool) -> Scored {
             points: POINTS[2],
             streak: 0,
         },
+    }
+}
+
+/// One player's running arena totals: everything the standings and the
+/// pool need, kept per entrant so a pairing pass never rereads the games.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    /// Tournament points.
+    pub points: u32,
+    /// Games that count (finished by the end time).
+    pub games: u32,
+    /// Games won (that count).
+    pub wins: u32,
+    /// Games drawn (that count).
+    pub draws: u32,
+    /// Games lost (that count).
+    pub losses: u32,
+    /// Counted games in which the player went berserk.
+    pub berserks: u32,
+    /// Wins in a row at the end of the counted games.
+    pub streak: u32,
+    /// Sum over the counted games of the opponent's rating ± 500.
+    pub performance_sum: f64,
+    /// Seats of all finished games.
+    pub seats: SeatHistory,
+    /// The opponent of the latest finished game.
+    pub last_opponent: Option<PlayerId>,
+    /// When the latest finished game ended.
+    pub last_end: Option<Millis>,
+}
+
+/// One finished game as one of its players saw it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ending<'a> {
+    /// The player's seat.
+    pub seat: Seat,
+    /// The opponent.
+    pub opponent: &'a str,
+    /// The opponent's rating (for performance).
+    pub opponent_rating: f64,
+    /// The game's result.
+    pub result: GameResult,
+    /// The player went berserk.
+    pub berserk: bool,
+    /// When it ended.
+    pub at: Millis,
+    /// The arena's end time: a game that ended later scores nothing.
+    pub ends_at: Millis,
+}
+
+impl Tally {
+    /// Records the player's next finished game (games must come in the order
+    /// they ended, as one player's games do); returns the points it scored,
+    /// `None` when it ended after the arena's end and does not count.
+    pub fn record(&mut self, e: &Ending<'_>) -> Option<u32> {
+        self.seats.record(e.seat);
+        self.last_opponent = Some(e.opponent.to_owned());
+        self.last_end = Some(self.last_end.map_or(e.at, |t| t.max(e.at)));
+        if e.at > e.ends_at {
+            return None;
+        }
+        let outcome = e.result.for_seat(e.seat);
+        let scored = score_game(self.streak, outcome, e.berserk);
+        self.streak = scored.streak;
+        self.points += scored.points;
+        self.games += 1;
+        self.berserks += u32::from(e.berserk);
+        let bonus = match outcome {
+            Outcome::Win => {
+                self.wins += 1;
+                500.0
+            }
+            Outcome::Draw => {
+                self.draws += 1;
+                0.0
+            }
+            Outcome::Loss => {
+                self.losses += 1;
+                -500.0
+            }
+        };
+        self.performance_sum += e.opponent_rating + bonus;
+        Some(scored.points)
     }
 }
 
@@ -213,7 +299,6 @@ pub struct Arena {
     entrants: Vec<Entrant>,
     games: Vec<Game>,
     ends_at: Millis,
-    index: HashMap<PlayerId, usize>,
     /// `(x, o)` entrant indices per game.
     seats: Vec<(usize, usize)>,
 }
@@ -264,7 +349,6 @@ impl Arena {
             entrants,
             games,
             ends_at,
-            index,
             seats,
         })
     }
@@ -290,125 +374,58 @@ impl Arena {
         order
     }
 
+    /// Every entrant's tally and every finished game's points, replaying
+    /// the finished games in the order they ended.
+    fn replay(&self) -> (Vec<Tally>, Vec<GamePoints>) {
+        let mut tallies = vec![Tally::default(); self.entrants.len()];
+        let points = self
+            .finished_order()
+            .into_iter()
+            .filter_map(|g| {
+                let game = &self.games[g];
+                let f = game.finished?;
+                let (x, o) = self.seats[g];
+                let mut end = |me: usize, them: usize, seat, their_rating, berserk| {
+                    tallies[me].record(&Ending {
+                        seat,
+                        opponent: &self.entrants[them].id,
+                        opponent_rating: their_rating,
+                        result: f.result,
+                        berserk,
+                        at: f.at,
+                        ends_at: self.ends_at,
+                    })
+                };
+                Some(GamePoints {
+                    game: g,
+                    x: end(x, o, Seat::X, game.o_rating, game.x_berserk),
+                    o: end(o, x, Seat::O, game.x_rating, game.o_berserk),
+                })
+            })
+            .collect();
+        (tallies, points)
+    }
+
     /// The points of every finished game for each of its players, in the
     /// order the games ended (the arena's score sheet; the standings' points
     /// are their sums).
     #[must_use]
     pub fn game_points(&self) -> Vec<GamePoints> {
-        let mut streak = vec![0u32; self.entrants.len()];
-        self.finished_order()
-            .into_iter()
-            .map(|g| {
-                let game = &self.games[g];
-                let (x, o) = self.seats[g];
-                let mut points = GamePoints {
-                    game: g,
-                    x: None,
-                    o: None,
-                };
-                if let Some(f) = game.finished.filter(|f| f.at <= self.ends_at) {
-                    for (p, seat, berserk) in
-                        [(x, Seat::X, game.x_berserk), (o, Seat::O, game.o_berserk)]
-                    {
-                        let scored = score_game(streak[p], f.result.for_seat(seat), berserk);
-                        streak[p] = scored.streak;
-                        match seat {
-                            Seat::X => points.x = Some(scored.points),
-                            Seat::O => points.o = Some(scored.points),
-                        }
-                    }
-                }
-                points
-            })
-            .collect()
+        self.replay().1
+    }
+
+    /// Each entrant's tally (in entrant order) after every finished game.
+    #[must_use]
+    pub fn tallies(&self) -> Vec<Tally> {
+        self.replay().0
     }
 
     /// The standings now (games in progress and games that ended after the
     /// end time do not count).
     #[must_use]
     pub fn standings(&self) -> Vec<Standing> {
-        let mut lines: Vec<Standing> = self
-            .entrants
-            .iter()
-            .map(|e| Standing {
-                rank: 0,
-                id: e.id.clone(),
-                rating: e.rating,
-                points: 0,
-                games: 0,
-                wins: 0,
-                draws: 0,
-                losses: 0,
-                berserks: 0,
-                withdrawn: e.withdrawn,
-                performance: None,
-                streak: 0,
-                fire: false,
-                seats: SeatHistory::default(),
-                last_opponent: None,
-            })
-            .collect();
-        let mut performance_sum = vec![0.0f64; lines.len()];
-        let points = self.game_points();
-        for gp in &points {
-            let game = &self.games[gp.game];
-            let (x, o) = self.seats[gp.game];
-            let Some(f) = game.finished else { continue };
-            for (me, them, seat, scored, berserk, their_rating) in [
-                (x, o, Seat::X, gp.x, game.x_berserk, game.o_rating),
-                (o, x, Seat::O, gp.o, game.o_berserk, game.x_rating),
-            ] {
-                let line = &mut lines[me];
-                line.seats.record(seat);
-                line.last_opponent = Some(self.entrants[them].id.clone());
-                let Some(p) = scored else { continue };
-                let outcome = f.result.for_seat(seat);
-                line.points += p;
-                line.games += 1;
-                line.berserks += u32::from(berserk);
-                let bonus = match outcome {
-                    Outcome::Win => {
-                        line.wins += 1;
-                        line.streak += 1;
-                        500.0
-                    }
-                    Outcome::Draw => {
-                        line.draws += 1;
-                        line.streak = 0;
-                        0.0
-                    }
-                    Outcome::Loss => {
-                        line.losses += 1;
-                        line.streak = 0;
-                        -500.0
-                    }
-                };
-                performance_sum[me] += their_rating + bonus;
-            }
-        }
-        for (line, sum) in lines.iter_mut().zip(performance_sum) {
-            line.fire = line.streak >= FIRE_AFTER;
-            line.performance = (line.games > 0).then(|| sum / f64::from(line.games));
-        }
-        let key = |a: &Standing, b: &Standing| -> Ordering {
-            b.points
-                .cmp(&a.points)
-                .then_with(|| match (a.performance, b.performance) {
-                    (Some(pa), Some(pb)) => pb.total_cmp(&pa),
-                    (Some(_), None) => Ordering::Less,
-                    (None, Some(_)) => Ordering::Greater,
-                    (None, None) => Ordering::Equal,
-                })
-                .then(b.rating.total_cmp(&a.rating))
-        };
-        lines.sort_by(|a, b| key(a, b).then_with(|| a.id.cmp(&b.id)));
-        for pos in 0..lines.len() {
-            lines[pos].rank = if pos > 0 && key(&lines[pos - 1], &lines[pos]) == Ordering::Equal {
-                lines[pos - 1].rank
-            } else {
-                pos as u32 + 1
-            };
-        }
+        let mut lines = lines_of(self.entrants.iter().cloned().zip(self.tallies()));
+        rank(&mut lines);
         lines
     }
 
@@ -418,33 +435,102 @@ impl Arena {
     /// # Errors
     /// A waiting player who is not an entrant.
     pub fn pool(&self, waiting: &[Waiting]) -> Result<Vec<PoolEntry>, ArenaError> {
-        let standings = self.standings();
-        let mut line = vec![0; self.entrants.len()];
-        for (pos, s) in standings.iter().enumerate() {
-            if let Some(&i) = self.index.get(&s.id) {
-                line[i] = pos;
-            }
-        }
-        let mut pool = Vec::with_capacity(waiting.len());
-        for w in waiting {
-            let i = *self
-                .index
-                .get(&w.id)
-                .ok_or_else(|| ArenaError::UnknownPlayer(w.id.clone()))?;
-            if self.entrants[i].withdrawn {
-                continue;
-            }
-            let s = &standings[line[i]];
-            pool.push(PoolEntry {
-                id: w.id.clone(),
-                rank: s.rank,
-                seats: s.seats,
-                last_opponent: s.last_opponent.clone(),
-                waiting_since: w.since,
-            });
-        }
-        Ok(pool)
+        pool_of(&self.standings(), waiting)
     }
+}
+
+/// Sorts standings lines by points, then performance, then rating (then id,
+/// for a stable order) and numbers their ranks; full ties share a rank.
+fn rank(lines: &mut [Standing]) {
+    let key = |a: &Standing, b: &Standing| -> Ordering {
+        b.points
+            .cmp(&a.points)
+            .then_with(|| match (a.performance, b.performance) {
+                (Some(pa), Some(pb)) => pb.total_cmp(&pa),
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (None, None) => Ordering::Equal,
+            })
+            .then(b.rating.total_cmp(&a.rating))
+    };
+    lines.sort_by(|a, b| key(a, b).then_with(|| a.id.cmp(&b.id)));
+    for pos in 0..lines.len() {
+        lines[pos].rank = if pos > 0 && key(&lines[pos - 1], &lines[pos]) == Ordering::Equal {
+            lines[pos - 1].rank
+        } else {
+            pos as u32 + 1
+        };
+    }
+}
+
+/// The standings from each entrant's running [`Tally`]: the same lines as
+/// [`Arena::standings`] over the games the tallies recorded.
+///
+/// # Errors
+/// Duplicate entrants, or a rating that is not a finite number.
+pub fn standings_of(entrants: Vec<(Entrant, Tally)>) -> Result<Vec<Standing>, ArenaError> {
+    let mut seen = HashMap::with_capacity(entrants.len());
+    for (e, t) in &entrants {
+        if !e.rating.is_finite() || !t.performance_sum.is_finite() {
+            return Err(ArenaError::InvalidRating(e.id.clone()));
+        }
+        if seen.insert(e.id.as_str(), ()).is_some() {
+            return Err(ArenaError::DuplicateEntrant(e.id.clone()));
+        }
+    }
+    let mut lines = lines_of(entrants);
+    rank(&mut lines);
+    Ok(lines)
+}
+
+/// Unranked standings lines from entrants and their tallies.
+fn lines_of(entrants: impl IntoIterator<Item = (Entrant, Tally)>) -> Vec<Standing> {
+    entrants
+        .into_iter()
+        .map(|(e, t)| Standing {
+            rank: 0,
+            rating: e.rating,
+            points: t.points,
+            games: t.games,
+            wins: t.wins,
+            draws: t.draws,
+            losses: t.losses,
+            berserks: t.berserks,
+            withdrawn: e.withdrawn,
+            performance: (t.games > 0).then(|| t.performance_sum / f64::from(t.games)),
+            streak: t.streak,
+            fire: t.streak >= FIRE_AFTER,
+            seats: t.seats,
+            last_opponent: t.last_opponent,
+            id: e.id,
+        })
+        .collect()
+}
+
+/// The pool entries for the players waiting now (withdrawn ones are left
+/// out), from the standings.
+///
+/// # Errors
+/// A waiting player who is not in the standings.
+pub fn pool_of(standings: &[Standing], waiting: &[Waiting]) -> Result<Vec<PoolEntry>, ArenaError> {
+    let line: HashMap<&str, &Standing> = standings.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut pool = Vec::with_capacity(waiting.len());
+    for w in waiting {
+        let s = *line
+            .get(w.id.as_str())
+            .ok_or_else(|| ArenaError::UnknownPlayer(w.id.clone()))?;
+        if s.withdrawn {
+            continue;
+        }
+        pool.push(PoolEntry {
+            id: w.id.clone(),
+            rank: s.rank,
+            seats: s.seats,
+            last_opponent: s.last_opponent.clone(),
+            waiting_since: w.since,
+        });
+    }
+    Ok(pool)
 }
 
 /// A player waiting in the pool, and since when.

@@ -1,7 +1,8 @@
 //! Arena tournaments over HTTP: settings, scripted games scoring points,
 //! fire and berserk, games after the end scoring nothing, paused players
-//! left out of the pool and coming back, and two instances pairing one
-//! arena at once. The tournament worker is off: each test runs the passes
+//! left out of the pool and coming back, two instances pairing one arena
+//! at once, and the per-entrant totals equal to the games' points (and
+//! rebuilt from the games when incomplete). The tournament worker is off: each test runs the passes
 //! itself (the worker's own step) at times it chooses.
 //!
 //! Over 400 lines: one scenario per rule of the arena, each a scripted
@@ -11,6 +12,8 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 use uttt::service::tournaments::run::{self, Settings};
+use uttt::store::StoreError;
+use uttt::store::tournaments::{self as store, TallyRow};
 use uttt::time::TimeSource;
 
 use crate::both_backends;
@@ -411,5 +414,42 @@ both_backends! {
         }
         assert!(total > players.len(), "the passes paired the players again and again: {total} games");
         handle.stop(false).await;
+
+        // The standings' totals, kept per entrant as each game ends, equal
+        // the sums of the points the games list gives (replayed from the games).
+        let mut sums: HashMap<String, u64> = HashMap::new();
+        for g in games(&app, &id).await {
+            for s in ["x", "o"] {
+                if let Some(p) = g["points"][s].as_u64() {
+                    *sums.entry(g[s]["username"].as_str().unwrap().to_owned()).or_default() += p;
+                }
+            }
+        }
+        let before = standings(&app, &id).await;
+        assert!(sums.values().sum::<u64>() > 0);
+        for (name, line) in &before {
+            assert_eq!(line["score"], json!(sums.get(name).copied().unwrap_or(0) as f64), "{name}");
+        }
+        // An arena whose totals are incomplete (one that had games before
+        // they were kept) shows standings replayed from its games, and its
+        // next pass rebuilds the totals.
+        let tid = id.clone();
+        app.ctx.db.write(move |conn| -> Result<(), StoreError> {
+            let mut row = store::get(conn, &tid)?.unwrap();
+            row.tallied = false;
+            store::save(conn, &row)?;
+            for e in store::entrant_rows(conn, &tid)? {
+                store::save_tally(conn, &tid, &e.player_id, &TallyRow::default())?;
+            }
+            Ok(())
+        }).await.unwrap();
+        assert_eq!(standings(&app, &id).await, before);
+        pass_after(&app, &id, 1000).await;
+        let tid = id.clone();
+        let tallied = app.ctx.db.run(move |conn| -> Result<bool, StoreError> {
+            Ok(store::get(conn, &tid)?.unwrap().tallied)
+        }).await.unwrap();
+        assert!(tallied, "the pass rebuilt the totals");
+        assert_eq!(standings(&app, &id).await, before);
     }
 }

@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 use proptest::prelude::*;
 use uttt::rules::Seat;
 use uttt::tournament::arena::{
-    Arena, ArenaPairing, Entrant, Finished, Game, PoolEntry, PoolPass, Waiting, pair_pool,
+    Arena, ArenaPairing, Ending, Entrant, Finished, Game, PoolEntry, PoolPass, Tally, Waiting,
+    pair_pool, pool_of, standings_of,
 };
 use uttt::tournament::{GameResult, SeatHistory};
 
@@ -261,6 +262,8 @@ fn play_arena(n: usize, seed: u64) {
     // Kept here, independently of the module: latest opponent, X and O counts.
     let mut last: HashMap<String, String> = HashMap::new();
     let mut seats: HashMap<String, (u32, u32)> = HashMap::new();
+    // Running totals, recorded as each game ends (as the server keeps them).
+    let mut tallies: HashMap<String, Tally> = HashMap::new();
     let mut now = 0;
     while now <= ends_at || games.iter().any(|g| g.finished.is_none()) {
         for (g, &end) in games.iter_mut().zip(&ends) {
@@ -271,6 +274,20 @@ fn play_arena(n: usize, seed: u64) {
                     _ => GameResult::Win(Seat::O),
                 };
                 g.finished = Some(Finished { result, at: now });
+                for (me, them, seat, berserk, their_rating) in [
+                    (&g.x, &g.o, Seat::X, g.x_berserk, g.o_rating),
+                    (&g.o, &g.x, Seat::O, g.o_berserk, g.x_rating),
+                ] {
+                    tallies.entry(me.clone()).or_default().record(&Ending {
+                        seat,
+                        opponent: them,
+                        opponent_rating: their_rating,
+                        result,
+                        berserk,
+                        at: now,
+                        ends_at,
+                    });
+                }
                 free.insert(g.x.clone(), now);
                 free.insert(g.o.clone(), now);
                 last.insert(g.x.clone(), g.o.clone());
@@ -294,6 +311,16 @@ fn play_arena(n: usize, seed: u64) {
             .collect();
         waiting.sort_by(|a, b| a.id.cmp(&b.id));
         let pool = arena.pool(&waiting).unwrap();
+        // The running totals give the standings and the pool the games give.
+        let tallied = standings_of(
+            entrants
+                .iter()
+                .map(|e| (e.clone(), tallies.get(&e.id).cloned().unwrap_or_default()))
+                .collect(),
+        )
+        .unwrap();
+        assert_eq!(tallied, arena.standings(), "at {now}");
+        assert_eq!(pool_of(&tallied, &waiting).unwrap(), pool, "at {now}");
         assert!(
             pool.iter()
                 .all(|p| !entrants.iter().any(|e| e.id == p.id && e.withdrawn))

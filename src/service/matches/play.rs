@@ -17,7 +17,7 @@ use crate::time::Millis;
 use super::super::ladders::{self, FinishedMatch};
 use super::super::{Error, Result};
 use super::record::{
-    Controller, EndReason, MatchRecord, MatchStatus, PlayerId, StoredSeat, seat_str,
+    Controller, EndReason, MatchRecord, MatchStatus, Mode, PlayerId, StoredSeat, seat_str,
 };
 use super::state::{Names, RatingChanges, TournamentRef};
 
@@ -120,7 +120,8 @@ pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
 }
 
 /// Ends the match: result, timestamps, no one to move. Ratings of a rated
-/// match change in this same transaction.
+/// match, and the arena totals of an arena game, change in this same
+/// transaction.
 ///
 /// # Errors
 /// Database errors; `Internal` for a rated match without a ladder or two
@@ -159,6 +160,9 @@ pub fn finish(
             winner,
         };
         ladders::apply_result(conn, &game, now, growth)?;
+    }
+    if row.mode == Mode::Tournament {
+        crate::service::tournaments::arena::record_end(conn, &row.id, winner, now)?;
     }
     Ok(())
 }

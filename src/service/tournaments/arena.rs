@@ -10,13 +10,21 @@
 //! per arena at a time whichever instance runs it, and a player is free
 //! only when none of the arena's games they sit in is unfinished, read
 //! under that lock, so nobody is ever seated in two of its games at once.
-//! Nothing is stored per player but their entry: points, streaks and ranks
-//! are recomputed from the games by the core, so they cannot drift.
 //!
-//! Over 400 lines: the pass, berserk and the games list share the arena's
-//! loading (entrants, games, who is free); split it if a second pool rule comes.
+//! Each entrant's running totals (points, streak, performance, seats, last
+//! opponent: the core's [`Tally`]) are kept on their entry and updated by
+//! [`record_end`] in the transaction that ends each game, so a pass and the
+//! standings read the entrants and never replay the games (a pass would
+//! otherwise grow with the arena's history). The games stay the record:
+//! the games list scores each one by replaying them, and the tests check
+//! that the standings' totals equal those sums.
+//!
+//! Over 400 lines: the pass, the totals, berserk and the games list share
+//! the arena's loading (entrants, games, who is free); split it if a second
+//! pool rule comes.
 
 use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -25,10 +33,12 @@ use crate::rules::Seat;
 use crate::store::DbConnection;
 use crate::store::matches as match_store;
 use crate::store::ratings;
-use crate::store::tournaments::{self as store, GameRow, TimedGame, TournamentRow};
+use crate::store::tournaments::{
+    self as store, EntrantRow, GameRow, TallyRow, TimedGame, TournamentRow,
+};
 use crate::time::{Millis, rfc3339};
-use crate::tournament::GameResult;
-use crate::tournament::arena::{self as core, Arena, PoolPass, Waiting};
+use crate::tournament::arena::{self as core, Arena, Ending, PoolPass, Standing, Tally, Waiting};
+use crate::tournament::{GameResult, SeatHistory};
 
 use super::super::accounts::Player;
 use super::super::matches::create;
@@ -44,18 +54,14 @@ pub const PASS_EVERY_MS: Millis = 1_000;
 /// Durations allowed (API.md: 10 minutes to a day).
 pub const DURATION_MS: (i64, i64) = (600_000, 86_400_000);
 
-/// An arena as the core sees it, with who is playing now and since when
-/// each player is free.
+/// An arena replayed from its games (the games list, and the standings of
+/// an arena whose totals are incomplete).
 pub struct Loaded {
     /// Entrants and games.
     pub arena: Arena,
     /// The stored games with their matches' ends, oldest first (the core's
     /// game `i` is `games[i]`).
     pub games: Vec<TimedGame>,
-    /// Players seated in one of its games that has not ended.
-    pub playing: HashSet<String>,
-    /// When each entrant last became free: joined, came back, or a game ended.
-    pub free_since: HashMap<String, Millis>,
 }
 
 /// Loads an arena: its entrants, its games and their matches' results.
@@ -65,39 +71,21 @@ pub struct Loaded {
 /// # Errors
 /// Database errors, or a stored arena the core refuses (a corrupt record).
 pub fn load(conn: &mut DbConnection, row: &TournamentRow) -> Result<Loaded> {
-    let entrants = store::entrants(conn, &row.id)?;
+    let entrants = store::entrant_rows(conn, &row.id)?;
     let games = store::games_timed(conn, &row.id)?;
-    let mut free_since: HashMap<String, Millis> = entrants
-        .iter()
-        .map(|(e, _)| (e.player_id.clone(), e.back_at.unwrap_or(0).max(e.joined_at)))
-        .collect();
     let rating: HashMap<&str, f64> = entrants
         .iter()
-        .map(|(e, _)| (e.player_id.as_str(), e.rating))
+        .map(|e| (e.player_id.as_str(), e.rating))
         .collect();
-    let mut playing = HashSet::new();
-    let mut core_games = Vec::with_capacity(games.len());
-    for (g, end) in &games {
-        match end {
-            None => {
-                playing.insert(g.x_player_id.clone());
-                playing.insert(g.o_player_id.clone());
-            }
-            Some((_, at)) => {
-                for p in [&g.x_player_id, &g.o_player_id] {
-                    if let Some(since) = free_since.get_mut(p) {
-                        *since = (*since).max(*at);
-                    }
-                }
-            }
-        }
-        let rating_of = |id: &str| {
-            rating
-                .get(id)
-                .copied()
-                .unwrap_or(crate::rating::INITIAL.rating)
-        };
-        core_games.push(core::Game {
+    let rating_of = |id: &str| {
+        rating
+            .get(id)
+            .copied()
+            .unwrap_or(crate::rating::INITIAL.rating)
+    };
+    let core_games = games
+        .iter()
+        .map(|(g, end)| core::Game {
             x: g.x_player_id.clone(),
             o: g.o_player_id.clone(),
             x_rating: rating_of(&g.x_player_id),
@@ -108,28 +96,44 @@ pub fn load(conn: &mut DbConnection, row: &TournamentRow) -> Result<Loaded> {
                 result: GameResult::from_winner(winner.map(|w| w.0)),
                 at,
             }),
-        });
-    }
-    let core_entrants = entrants
-        .into_iter()
-        .map(|(e, _)| core::Entrant {
-            id: e.player_id,
-            rating: e.rating,
-            withdrawn: e.withdrawn,
         })
         .collect();
     let arena = Arena::new(
-        core_entrants,
+        entrants.iter().map(core_entrant).collect(),
         core_games,
         row.ends_at.unwrap_or(Millis::MAX),
     )
     .map_err(|e| Error::Internal(format!("arena {}: {e}", row.id)))?;
-    Ok(Loaded {
-        arena,
-        games,
-        playing,
-        free_since,
-    })
+    Ok(Loaded { arena, games })
+}
+
+/// Where a worker step on an arena spent its time (logged by the worker,
+/// printed by `uttt bench arena`); phases a step did not run stay zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// Claiming the tournament row.
+    pub claim: Duration,
+    /// Recording the results of games that ended.
+    pub record: Duration,
+    /// Reading who is playing and the entrants' totals.
+    pub load: Duration,
+    /// Ranking, building the pool and pairing it (no I/O).
+    pub plan: Duration,
+    /// Writing the matches, their seats and the games.
+    pub write: Duration,
+    /// Everything else in the transaction: saving the row, the event view,
+    /// the commit, and waiting for a connection.
+    pub commit: Duration,
+    /// Publishing the pairings and the tournament event after the commit.
+    pub notify: Duration,
+}
+
+impl Phases {
+    /// The sum of the phases.
+    #[must_use]
+    pub fn total(&self) -> Duration {
+        self.claim + self.record + self.load + self.plan + self.write + self.commit + self.notify
+    }
 }
 
 /// Starts a locked arena: it runs until `now + duration_ms`, and the first
@@ -145,7 +149,7 @@ pub fn start(
 ) -> Result<()> {
     let duration = row.duration_ms.unwrap_or(DURATION_MS.0);
     row.ends_at = Some(now.saturating_add(duration));
-    pass(conn, row, now, pairings)?;
+    pass(conn, row, now, pairings, &mut Phases::default())?;
     Ok(())
 }
 
@@ -157,10 +161,146 @@ fn finish(row: &mut TournamentRow, now: Millis) {
     row.next_at = None;
 }
 
+/// A stored seat (`x`/`o`).
+fn seat_of(text: Option<&str>) -> Option<Seat> {
+    match text? {
+        "x" => Some(Seat::X),
+        "o" => Some(Seat::O),
+        _ => None,
+    }
+}
+
+/// Stored totals in the core's form (a negative count is a corrupt record).
+fn tally_of(row: &TallyRow) -> Result<Tally> {
+    let n = |v: i32| u32::try_from(v).map_err(|_| Error::Internal("negative arena total".into()));
+    Ok(Tally {
+        points: n(row.points)?,
+        games: n(row.games)?,
+        wins: n(row.wins)?,
+        draws: n(row.draws)?,
+        losses: n(row.losses)?,
+        berserks: n(row.berserks)?,
+        streak: n(row.streak)?,
+        performance_sum: row.performance_sum,
+        seats: SeatHistory {
+            x_games: n(row.x_games)?,
+            o_games: n(row.o_games)?,
+            last: seat_of(row.last_seat.as_deref()),
+        },
+        last_opponent: row.last_opponent_id.clone(),
+        last_end: row.last_end_at,
+    })
+}
+
+/// The core's totals as stored.
+fn tally_row(t: &Tally) -> TallyRow {
+    let n = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
+    TallyRow {
+        points: n(t.points),
+        games: n(t.games),
+        wins: n(t.wins),
+        draws: n(t.draws),
+        losses: n(t.losses),
+        berserks: n(t.berserks),
+        streak: n(t.streak),
+        performance_sum: t.performance_sum,
+        x_games: n(t.seats.x_games),
+        o_games: n(t.seats.o_games),
+        last_seat: t.seats.last.map(|s| seat_str(s).to_owned()),
+        last_opponent_id: t.last_opponent.clone(),
+        last_end_at: t.last_end,
+    }
+}
+
+/// An entrant as the core sees it.
+fn core_entrant(e: &EntrantRow) -> core::Entrant {
+    core::Entrant {
+        id: e.player_id.clone(),
+        rating: e.rating,
+        withdrawn: e.withdrawn,
+    }
+}
+
+/// Adds a game that just ended (`winner`, at `at`) to its players' arena
+/// totals, if it is an arena game: called in the transaction that ends the
+/// match, with the match locked. Entrants are locked in player order, so two
+/// games ending at once never deadlock; a player sits in one of an arena's
+/// games at a time, so nothing else waits on them but a withdrawal.
+///
+/// # Errors
+/// Database errors; corrupt totals.
+pub fn record_end(
+    conn: &mut DbConnection,
+    match_id: &str,
+    winner: Option<Seat>,
+    at: Millis,
+) -> Result<()> {
+    let Some((game, ends_at)) = store::arena_game(conn, match_id)? else {
+        return Ok(());
+    };
+    let tid = &game.tournament_id;
+    let rows = store::lock_entrants(conn, tid, &[&game.x_player_id, &game.o_player_id])?;
+    let find = |id: &str| rows.iter().find(|e| e.player_id == id);
+    // An entrant deleted with their account: nothing left to total.
+    let (Some(x), Some(o)) = (find(&game.x_player_id), find(&game.o_player_id)) else {
+        return Ok(());
+    };
+    for (me, them, seat, berserk) in [
+        (x, o, Seat::X, game.x_berserk),
+        (o, x, Seat::O, game.o_berserk),
+    ] {
+        let mut tally = tally_of(&me.tally)?;
+        tally.record(&Ending {
+            seat,
+            opponent: &them.player_id,
+            opponent_rating: them.rating,
+            result: GameResult::from_winner(winner),
+            berserk,
+            at,
+            ends_at: ends_at.unwrap_or(Millis::MAX),
+        });
+        store::save_tally(conn, tid, &me.player_id, &tally_row(&tally))?;
+    }
+    Ok(())
+}
+
+/// Rebuilds every entrant's totals of a locked arena from its games (an
+/// arena that had games before the totals were kept). The entrants are
+/// locked before the games are read: a game ending meanwhile either
+/// committed before (and is read) or waits and adds itself after.
+///
+/// # Errors
+/// Store failures; a corrupt record.
+fn rebuild(conn: &mut DbConnection, row: &TournamentRow) -> Result<()> {
+    store::lock_all_entrants(conn, &row.id)?;
+    let loaded = load(conn, row)?;
+    for (e, tally) in loaded.arena.entrants().iter().zip(loaded.arena.tallies()) {
+        store::save_tally(conn, &row.id, &e.id, &tally_row(&tally))?;
+    }
+    Ok(())
+}
+
+/// An arena's standings now: from the entrants' totals, or replayed from
+/// the games while those are incomplete.
+///
+/// # Errors
+/// Store failures; a corrupt record.
+pub fn standings(conn: &mut DbConnection, row: &TournamentRow) -> Result<Vec<Standing>> {
+    if !row.tallied {
+        return Ok(load(conn, row)?.arena.standings());
+    }
+    let lines = store::entrant_rows(conn, &row.id)?
+        .iter()
+        .map(|e| Ok((core_entrant(e), tally_of(&e.tally)?)))
+        .collect::<Result<Vec<_>>>()?;
+    core::standings_of(lines).map_err(|e| Error::Internal(format!("arena {}: {e}", row.id)))
+}
+
 /// One pairing pass on a locked, running arena at `now`: pairs the players
 /// waiting in the pool and makes their matches, or finishes the arena at its
 /// end time. Schedules the next pass. Returns whether the arena changed (a
-/// new event version); the caller saves the row either way.
+/// new event version); the caller saves the row either way. Reads only the
+/// arena's open games and its entrants' totals, never its finished games.
 ///
 /// # Errors
 /// Store failures.
@@ -169,56 +309,76 @@ pub fn pass(
     row: &mut TournamentRow,
     now: Millis,
     pairings: &mut Vec<PairingEvent>,
+    phases: &mut Phases,
 ) -> Result<bool> {
     let ends_at = row.ends_at.unwrap_or(now);
     if now >= ends_at {
         finish(row, now);
         return Ok(true);
     }
-    let loaded = load(conn, row)?;
+    let started = Instant::now();
+    if !row.tallied {
+        rebuild(conn, row)?;
+        row.tallied = true;
+    }
+    // Who is playing is read before the totals: a game that ends in between
+    // keeps its players out of this pass instead of pairing them on totals
+    // read without that game.
+    let playing: HashSet<String> = store::open_games(conn, &row.id)?
+        .into_iter()
+        .flat_map(|(x, o)| [x, o])
+        .collect();
+    let entrants = store::entrant_rows(conn, &row.id)?;
+    phases.load = started.elapsed();
+    let started = Instant::now();
     // The pass happens after every result it read: a game that ended (and
     // committed) after the worker read the clock must not seem to overlap
     // the next game of its players.
-    let now = loaded
-        .games
+    let now = entrants
         .iter()
-        .filter_map(|(_, end)| end.map(|(_, at)| at))
+        .filter_map(|e| e.tally.last_end_at)
         .fold(now, Millis::max);
     if now >= ends_at {
         finish(row, now);
         return Ok(true);
     }
     row.next_at = Some(now.saturating_add(PASS_EVERY_MS).min(ends_at));
-    let waiting: Vec<Waiting> = loaded
-        .arena
-        .entrants()
-        .iter()
-        .filter(|e| !e.withdrawn && !loaded.playing.contains(&e.id))
-        .map(|e| Waiting {
-            id: e.id.clone(),
-            since: loaded.free_since.get(&e.id).copied().unwrap_or(now),
-        })
-        .collect();
+    let mut waiting = Vec::new();
+    let mut lines = Vec::with_capacity(entrants.len());
+    for e in &entrants {
+        if !e.withdrawn && !playing.contains(&e.player_id) {
+            let since = [e.back_at, e.tally.last_end_at]
+                .into_iter()
+                .flatten()
+                .fold(e.joined_at, Millis::max);
+            waiting.push(Waiting {
+                id: e.player_id.clone(),
+                since,
+            });
+        }
+        lines.push((core_entrant(e), tally_of(&e.tally)?));
+    }
     if waiting.len() < 2 {
         return Ok(false);
     }
-    let pool = loaded
-        .arena
-        .pool(&waiting)
-        .map_err(|e| Error::Internal(format!("arena {}: {e}", row.id)))?;
-    let pairs = core::pair_pool(
-        &pool,
-        &PoolPass {
-            now,
-            ends_at,
-            active_players: loaded.arena.active_players(),
-        },
-    )
-    .map_err(|e| Error::Internal(format!("arena {}: {e}", row.id)))?;
+    let active_players = entrants.iter().filter(|e| !e.withdrawn).count();
+    let refused = |e: core::ArenaError| Error::Internal(format!("arena {}: {e}", row.id));
+    let standings = core::standings_of(lines).map_err(refused)?;
+    let pool = core::pool_of(&standings, &waiting).map_err(refused)?;
+    let pass = PoolPass {
+        now,
+        ends_at,
+        active_players,
+    };
+    let pairs = core::pair_pool(&pool, &pass).map_err(refused)?;
+    phases.plan = started.elapsed();
     if pairs.is_empty() {
         return Ok(false);
     }
-    let first_board = i32::try_from(loaded.games.len()).unwrap_or(i32::MAX - 1) + 1;
+    let started = Instant::now();
+    let first_board = store::last_board(conn, &row.id, 0)?
+        .unwrap_or(0)
+        .saturating_add(1);
     let mut rows = Vec::with_capacity(pairs.len());
     let mut games = Vec::with_capacity(pairs.len());
     for (k, pair) in pairs.iter().enumerate() {
@@ -248,8 +408,16 @@ pub fn pass(
         }
         rows.push(m);
     }
+    let copying = Instant::now();
     match_store::insert_many(conn, &rows)?;
+    let matches_done = copying.elapsed();
     store::insert_games(conn, &games)?;
+    tracing::debug!(
+        tournament.id = %row.id,
+        matches_and_seats_ms = matches_done.as_secs_f64() * 1000.0,
+        games_ms = (copying.elapsed() - matches_done).as_secs_f64() * 1000.0,
+        "arena pass writes"
+    );
     if let Some(ladder) = &row.ladder {
         let rating_rows: Vec<_> = pairs
             .iter()
@@ -258,6 +426,7 @@ pub fn pass(
             .collect();
         ratings::insert_missing(conn, &rating_rows)?;
     }
+    phases.write = started.elapsed();
     Ok(true)
 }
 

@@ -249,6 +249,7 @@ fn row_of(
         sort_at: spec.starts_at.unwrap_or(now),
         created_at: now,
         finished_at: None,
+        tallied: true,
     })
 }
 

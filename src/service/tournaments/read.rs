@@ -179,16 +179,13 @@ pub fn standings_of(conn: &mut DbConnection, id: &str) -> Result<Vec<StandingVie
 }
 
 /// An arena's standings: points, performance, rating (games being played,
-/// or ended after the end time, do not count).
+/// or ended after the end time, do not count), from the entrants' totals.
 fn arena_standings(
     conn: &mut DbConnection,
     row: &TournamentRow,
     names: &HashMap<String, String>,
 ) -> Result<Vec<StandingView>> {
-    let loaded = arena::load(conn, row)?;
-    Ok(loaded
-        .arena
-        .standings()
+    Ok(arena::standings(conn, row)?
         .into_iter()
         .map(|s| StandingView {
             rank: s.rank,

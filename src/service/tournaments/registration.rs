@@ -2,7 +2,7 @@
 //! rating), withdraw, and the director's removal of a player.
 
 use crate::store::DbConnection;
-use crate::store::tournaments::{self as store, EntrantRow, TournamentRow};
+use crate::store::tournaments::{self as store, EntrantRow, TallyRow, TournamentRow};
 
 use super::super::accounts::Player;
 use super::super::{ConflictCode, Context, Error, Result};
@@ -102,6 +102,7 @@ pub async fn join(
                     joined_at: now,
                     back_at: None,
                     removed: false,
+                    tally: TallyRow::default(),
                 },
             )?;
             row.players += 1;

@@ -11,6 +11,8 @@
 //! instances may run the worker, and one killed mid-way leaves either the
 //! whole step or none of it.
 
+use std::time::{Duration, Instant};
+
 use crate::config::LadderConfig;
 use crate::rating::Growth;
 use crate::rules::Seat;
@@ -39,6 +41,8 @@ pub struct Changed {
     pub matches: Vec<Snapshot>,
     /// Who was paired where.
     pub pairings: Vec<PairingEvent>,
+    /// Where the step spent its time (the notify phase: [`run_step_timed`]).
+    pub phases: arena::Phases,
 }
 
 impl Changed {
@@ -292,11 +296,16 @@ fn record_results(conn: &mut DbConnection, row: &mut TournamentRow, now: Millis)
 /// instance holds it): record results, then start it or pair its next
 /// round when their time has come.
 fn step(conn: &mut DbConnection, id: &str, settings: &Settings, now: Millis) -> Result<Changed> {
+    let started = Instant::now();
     let Some(mut row) = store::claim(conn, id)? else {
         return Ok(Changed::default());
     };
+    let claim = started.elapsed();
+    let started = Instant::now();
     let mut dirty = record_results(conn, &mut row, now)?;
     let mut changed = Changed::default();
+    changed.phases.claim = claim;
+    changed.phases.record = started.elapsed();
     let due = row.next_at.is_some_and(|at| at <= now);
     match Status::of(&row) {
         Status::Registering if due => {
@@ -311,7 +320,13 @@ fn step(conn: &mut DbConnection, id: &str, settings: &Settings, now: Millis) -> 
             }
         }
         Status::Running if due && is_arena(&row) => {
-            dirty |= arena::pass(conn, &mut row, now, &mut changed.pairings)?;
+            dirty |= arena::pass(
+                conn,
+                &mut row,
+                now,
+                &mut changed.pairings,
+                &mut changed.phases,
+            )?;
             if !dirty {
                 // Only the next pass's time moved: no new event version.
                 store::save(conn, &row)?;
@@ -372,8 +387,8 @@ pub async fn tick(ctx: &Context) -> Result<usize> {
 }
 
 /// Does what is due on one tournament at `now` (see [`tick`]) in one write
-/// transaction, then publishes what changed: the worker's unit of work, and
-/// what `uttt bench arena` times. Returns the tournament when it changed.
+/// transaction, then publishes what changed: the worker's unit of work.
+/// Returns the tournament when it changed.
 ///
 /// # Errors
 /// Store or broker failures.
@@ -383,9 +398,67 @@ pub async fn run_step(
     settings: Settings,
     now: Millis,
 ) -> Result<Option<TournamentView>> {
-    let changed = ctx
+    Ok(run_step_timed(ctx, id, settings, now).await?.0)
+}
+
+/// An arena pass slower than this is logged at `info` (the others at `debug`).
+const SLOW_PASS: Duration = Duration::from_millis(100);
+
+/// [`run_step`], with where the step spent its time (what `uttt bench
+/// arena` prints); an arena pass's phases are logged.
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn run_step_timed(
+    ctx: &Context,
+    id: String,
+    settings: Settings,
+    now: Millis,
+) -> Result<(Option<TournamentView>, arena::Phases)> {
+    let started = Instant::now();
+    let step_id = id.clone();
+    let mut changed = ctx
         .db
-        .write(move |conn| step(conn, &id, &settings, now))
+        .write(move |conn| step(conn, &step_id, &settings, now))
         .await?;
-    changed.publish(ctx).await
+    let p = &mut changed.phases;
+    p.commit = started
+        .elapsed()
+        .saturating_sub(p.claim + p.record + p.load + p.plan + p.write);
+    let mut phases = *p;
+    // Arena pairings are the ones without a round.
+    let arena_games = changed
+        .pairings
+        .iter()
+        .filter(|p| p.round.is_none())
+        .count()
+        / 2;
+    let started = Instant::now();
+    let view = changed.publish(ctx).await?;
+    phases.notify = started.elapsed();
+    if arena_games > 0 {
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        macro_rules! log_pass {
+            ($level:ident) => {
+                tracing::$level!(
+                    tournament.id = %id,
+                    games = arena_games,
+                    claim_ms = ms(phases.claim),
+                    record_ms = ms(phases.record),
+                    load_ms = ms(phases.load),
+                    plan_ms = ms(phases.plan),
+                    write_ms = ms(phases.write),
+                    commit_ms = ms(phases.commit),
+                    notify_ms = ms(phases.notify),
+                    "arena pass"
+                )
+            };
+        }
+        if phases.total() > SLOW_PASS {
+            log_pass!(info);
+        } else {
+            log_pass!(debug);
+        }
+    }
+    Ok((view, phases))
 }

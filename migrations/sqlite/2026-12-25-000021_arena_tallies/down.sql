@@ -1,0 +1,14 @@
+ALTER TABLE tournaments DROP COLUMN tallied;
+ALTER TABLE tournament_players DROP COLUMN last_end_at;
+ALTER TABLE tournament_players DROP COLUMN last_opponent_id;
+ALTER TABLE tournament_players DROP COLUMN last_seat;
+ALTER TABLE tournament_players DROP COLUMN o_games;
+ALTER TABLE tournament_players DROP COLUMN x_games;
+ALTER TABLE tournament_players DROP COLUMN performance_sum;
+ALTER TABLE tournament_players DROP COLUMN streak;
+ALTER TABLE tournament_players DROP COLUMN berserks;
+ALTER TABLE tournament_players DROP COLUMN losses;
+ALTER TABLE tournament_players DROP COLUMN draws;
+ALTER TABLE tournament_players DROP COLUMN wins;
+ALTER TABLE tournament_players DROP COLUMN games;
+ALTER TABLE tournament_players DROP COLUMN points;
