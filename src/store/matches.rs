@@ -273,6 +273,115 @@ pub fn get(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, StoreE
         .optional()?)
 }
 
+/// Who sits at a match and what it belongs to, read in the same statement
+/// as its row so that a move or a read of a match needs no further queries:
+/// the seated players' names and bot flags, and its tournament game.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seating {
+    /// The usernames of X's and O's players (`None`: no player, the CPU).
+    pub names: [Option<String>; 2],
+    /// Whether X's and O's players are bot accounts.
+    pub bots: [bool; 2],
+    /// The tournament and round the match was paired in, if any.
+    pub tournament: Option<(String, i32)>,
+}
+
+type SeatingColumns = (
+    diesel::sql_types::Nullable<diesel::sql_types::Text>,
+    diesel::sql_types::Nullable<diesel::sql_types::Text>,
+    diesel::sql_types::Nullable<diesel::sql_types::Bool>,
+    diesel::sql_types::Nullable<diesel::sql_types::Bool>,
+    diesel::sql_types::Nullable<diesel::sql_types::Text>,
+    diesel::sql_types::Nullable<diesel::sql_types::Integer>,
+);
+
+type SeatingValues = (
+    Option<String>,
+    Option<String>,
+    Option<bool>,
+    Option<bool>,
+    Option<String>,
+    Option<i32>,
+);
+
+/// The [`Seating`] of the match row being selected, as scalar subqueries:
+/// on PostgreSQL `FOR UPDATE` then still locks only the match row (a join
+/// would have to lock the players' rows too, or could not: `FOR UPDATE`
+/// refuses the nullable side of an outer join).
+fn seating_columns() -> diesel::expression::SqlLiteral<SeatingColumns> {
+    diesel::dsl::sql::<SeatingColumns>(
+        "(SELECT username FROM players WHERE players.id = matches.x_player_id), \
+         (SELECT username FROM players WHERE players.id = matches.o_player_id), \
+         (SELECT bot FROM players WHERE players.id = matches.x_player_id), \
+         (SELECT bot FROM players WHERE players.id = matches.o_player_id), \
+         (SELECT tournament_id FROM tournament_games WHERE tournament_games.match_id = matches.id), \
+         (SELECT round FROM tournament_games WHERE tournament_games.match_id = matches.id)",
+    )
+}
+
+impl From<SeatingValues> for Seating {
+    fn from((x, o, x_bot, o_bot, tournament, round): SeatingValues) -> Self {
+        Seating {
+            names: [x, o],
+            bots: [x_bot.unwrap_or(false), o_bot.unwrap_or(false)],
+            tournament: tournament.zip(round),
+        }
+    }
+}
+
+/// The [`Seating`] of match `id` (the default for a missing match).
+///
+/// # Errors
+/// Database errors.
+pub fn seating(conn: &mut DbConnection, id: &str) -> Result<Seating, StoreError> {
+    let found: Option<SeatingValues> = matches::table
+        .find(id)
+        .select(seating_columns())
+        .first(conn)
+        .optional()?;
+    Ok(found.map(Seating::from).unwrap_or_default())
+}
+
+/// Reads a match with its [`Seating`], without locking it.
+///
+/// # Errors
+/// Database errors.
+pub fn get_seated(
+    conn: &mut DbConnection,
+    id: &str,
+) -> Result<Option<(MatchRow, Seating)>, StoreError> {
+    let found: Option<(MatchRow, SeatingValues)> = matches::table
+        .find(id)
+        .select((MatchRow::as_select(), seating_columns()))
+        .first(conn)
+        .optional()?;
+    Ok(found.map(|(row, seating)| (row, seating.into())))
+}
+
+/// As [`lock`], with the match's [`Seating`] read in the same statement.
+///
+/// # Errors
+/// Database errors.
+pub fn lock_seated(
+    conn: &mut DbConnection,
+    id: &str,
+) -> Result<Option<(MatchRow, Seating)>, StoreError> {
+    let found: Option<(MatchRow, SeatingValues)> = match conn {
+        DbConnection::Pg(pg) => matches::table
+            .find(id)
+            .select((MatchRow::as_select(), seating_columns()))
+            .for_update()
+            .first(pg)
+            .optional()?,
+        DbConnection::Sqlite(lite) => matches::table
+            .find(id)
+            .select((MatchRow::as_select(), seating_columns()))
+            .first(lite)
+            .optional()?,
+    };
+    Ok(found.map(|(row, seating)| (row, seating.into())))
+}
+
 /// Reads a match and locks its row until the transaction ends: `SELECT … FOR
 /// UPDATE` on PostgreSQL; on SQLite the surrounding immediate transaction
 /// already holds the database's write lock.

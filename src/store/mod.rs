@@ -17,7 +17,7 @@ pub mod tickets;
 pub mod tournaments;
 pub mod versus;
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, CacheSize, SimpleConnection, TransactionManager};
 use diesel::r2d2::R2D2Connection;
@@ -92,11 +92,84 @@ pub struct Manager {
     prepared_statements: bool,
 }
 
+/// A connection checked out of the pool this long after its last use is
+/// tested first (a round trip); one used more recently is trusted, unless its
+/// last use failed. Under load connections are reused within milliseconds,
+/// so the test query stops costing the database a statement per checkout,
+/// while one that sat idle through a database restart is still found out.
+pub const TEST_AFTER_IDLE: Duration = Duration::from_secs(1);
+
+/// A connection in the pool with what the pool needs to decide whether to
+/// test it on checkout.
+pub struct Pooled {
+    conn: DbConnection,
+    /// When its last use ended.
+    released: Instant,
+    /// Whether its last use failed: the error may have been a lost
+    /// connection, so it is tested before it is used again.
+    suspect: bool,
+}
+
+/// A connection checked out of the pool; it dereferences to the
+/// [`DbConnection`] and records when it goes back.
+pub struct Checkout(diesel::r2d2::PooledConnection<Manager>);
+
+impl Checkout {
+    /// Marks the connection for a test before its next use.
+    fn suspect(&mut self) {
+        self.0.suspect = true;
+    }
+}
+
+impl std::ops::Deref for Checkout {
+    type Target = DbConnection;
+    fn deref(&self) -> &DbConnection {
+        &self.0.conn
+    }
+}
+
+impl std::ops::DerefMut for Checkout {
+    fn deref_mut(&mut self) -> &mut DbConnection {
+        &mut self.0.conn
+    }
+}
+
+impl Drop for Checkout {
+    fn drop(&mut self) {
+        self.0.released = Instant::now();
+    }
+}
+
 impl diesel::r2d2::ManageConnection for Manager {
-    type Connection = DbConnection;
+    type Connection = Pooled;
     type Error = diesel::r2d2::Error;
 
-    fn connect(&self) -> Result<DbConnection, Self::Error> {
+    fn connect(&self) -> Result<Pooled, Self::Error> {
+        let conn = self.open()?;
+        Ok(Pooled {
+            conn,
+            released: Instant::now(),
+            suspect: false,
+        })
+    }
+
+    fn is_valid(&self, pooled: &mut Pooled) -> Result<(), Self::Error> {
+        if !pooled.suspect && pooled.released.elapsed() < TEST_AFTER_IDLE {
+            return Ok(());
+        }
+        pooled.conn.ping().map_err(diesel::r2d2::Error::QueryError)?;
+        pooled.suspect = false;
+        Ok(())
+    }
+
+    fn has_broken(&self, pooled: &mut Pooled) -> bool {
+        pooled.conn.is_broken()
+    }
+}
+
+impl Manager {
+    /// A new connection of the configured backend.
+    fn open(&self) -> Result<DbConnection, diesel::r2d2::Error> {
         match &self.database {
             DatabaseConfig::Postgres(url) => {
                 let mut conn =
@@ -121,14 +194,6 @@ impl diesel::r2d2::ManageConnection for Manager {
                 Ok(DbConnection::Sqlite(conn))
             }
         }
-    }
-
-    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), Self::Error> {
-        conn.ping().map_err(diesel::r2d2::Error::QueryError)
-    }
-
-    fn has_broken(&self, conn: &mut DbConnection) -> bool {
-        conn.is_broken()
     }
 }
 
@@ -225,9 +290,10 @@ impl Db {
     ///
     /// # Errors
     /// `Unavailable` when no connection can be had.
-    pub fn get(&self) -> Result<diesel::r2d2::PooledConnection<Manager>, StoreError> {
+    pub fn get(&self) -> Result<Checkout, StoreError> {
         self.pool
             .get()
+            .map(Checkout)
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
@@ -244,7 +310,11 @@ impl Db {
         let db = self.clone();
         tokio::task::spawn_blocking(move || {
             let mut conn = db.get()?;
-            f(&mut conn)
+            let result = f(&mut conn);
+            if result.is_err() {
+                conn.suspect();
+            }
+            result
         })
         .await
         .map_err(|e| StoreError::Unavailable(format!("database task failed: {e}")))?
