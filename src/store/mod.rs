@@ -17,6 +17,8 @@ pub mod tickets;
 pub mod tournaments;
 pub mod versus;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, CacheSize, SimpleConnection, TransactionManager};
@@ -90,13 +92,16 @@ pub struct Manager {
     /// Whether PostgreSQL connections keep named prepared statements (see
     /// [`Db::with_options`]).
     prepared_statements: bool,
+    /// How many connections were found lost so far (see [`TEST_AFTER_IDLE`]).
+    losses: Arc<AtomicU64>,
 }
 
 /// A connection checked out of the pool this long after its last use is
-/// tested first (a round trip); one used more recently is trusted, unless its
-/// last use failed. Under load connections are reused within milliseconds,
-/// so the test query stops costing the database a statement per checkout,
-/// while one that sat idle through a database restart is still found out.
+/// tested first (a round trip). One used more recently is trusted, unless a
+/// connection was found lost since: under load connections are reused within
+/// milliseconds, so the test query stops costing the database a statement
+/// per checkout, while one that sat idle through a database restart is
+/// still found out before a request uses it.
 pub const TEST_AFTER_IDLE: Duration = Duration::from_secs(1);
 
 /// A connection in the pool with what the pool needs to decide whether to
@@ -105,38 +110,49 @@ pub struct Pooled {
     conn: DbConnection,
     /// When its last use ended.
     released: Instant,
-    /// Whether its last use failed: the error may have been a lost
-    /// connection, so it is tested before it is used again.
-    suspect: bool,
+    /// The pool's count of lost connections when this one last answered.
+    seen_losses: u64,
+    /// Found lost: the pool drops it when it comes back.
+    lost: bool,
 }
 
 /// A connection checked out of the pool; it dereferences to the
 /// [`DbConnection`] and records when it goes back.
-pub struct Checkout(diesel::r2d2::PooledConnection<Manager>);
+pub struct Checkout {
+    conn: diesel::r2d2::PooledConnection<Manager>,
+    losses: Arc<AtomicU64>,
+}
 
 impl Checkout {
-    /// Marks the connection for a test before its next use.
-    fn suspect(&mut self) {
-        self.0.suspect = true;
+    /// After a use that failed: whether the connection itself was lost (a
+    /// restarted or unreachable database) rather than the statement
+    /// refused. A lost one is dropped, and every other pooled connection is
+    /// tested before its next use, since they most likely went the same way.
+    fn check_after_failure(&mut self) {
+        if self.conn.conn.ping().is_ok() {
+            return;
+        }
+        self.conn.lost = true;
+        self.losses.fetch_add(1, Ordering::Relaxed);
     }
 }
 
 impl std::ops::Deref for Checkout {
     type Target = DbConnection;
     fn deref(&self) -> &DbConnection {
-        &self.0.conn
+        &self.conn.conn
     }
 }
 
 impl std::ops::DerefMut for Checkout {
     fn deref_mut(&mut self) -> &mut DbConnection {
-        &mut self.0.conn
+        &mut self.conn.conn
     }
 }
 
 impl Drop for Checkout {
     fn drop(&mut self) {
-        self.0.released = Instant::now();
+        self.conn.released = Instant::now();
     }
 }
 
@@ -145,25 +161,32 @@ impl diesel::r2d2::ManageConnection for Manager {
     type Error = diesel::r2d2::Error;
 
     fn connect(&self) -> Result<Pooled, Self::Error> {
+        // Read before connecting: a loss counted meanwhile gets it tested.
+        let seen_losses = self.losses.load(Ordering::Relaxed);
         let conn = self.open()?;
         Ok(Pooled {
             conn,
             released: Instant::now(),
-            suspect: false,
+            seen_losses,
+            lost: false,
         })
     }
 
     fn is_valid(&self, pooled: &mut Pooled) -> Result<(), Self::Error> {
-        if !pooled.suspect && pooled.released.elapsed() < TEST_AFTER_IDLE {
+        let losses = self.losses.load(Ordering::Relaxed);
+        if pooled.seen_losses == losses && pooled.released.elapsed() < TEST_AFTER_IDLE {
             return Ok(());
         }
-        pooled.conn.ping().map_err(diesel::r2d2::Error::QueryError)?;
-        pooled.suspect = false;
+        pooled
+            .conn
+            .ping()
+            .map_err(diesel::r2d2::Error::QueryError)?;
+        pooled.seen_losses = losses;
         Ok(())
     }
 
     fn has_broken(&self, pooled: &mut Pooled) -> bool {
-        pooled.conn.is_broken()
+        pooled.lost || pooled.conn.is_broken()
     }
 }
 
@@ -230,6 +253,8 @@ fn private_sqlite_files(path: &std::path::Path) -> Result<(), StoreError> {
 pub struct Db {
     pool: diesel::r2d2::Pool<Manager>,
     backend: Backend,
+    /// The pool manager's count of lost connections.
+    losses: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Db {
@@ -270,15 +295,24 @@ impl Db {
                 Backend::Sqlite
             }
         };
+        let losses = Arc::new(AtomicU64::new(0));
+        // r2d2 calls `is_valid` on every checkout; it tests only the
+        // connections that need it (see `TEST_AFTER_IDLE`).
         let pool = diesel::r2d2::Pool::builder()
             .max_size(max_size)
             .min_idle(Some(1))
             .connection_timeout(Duration::from_secs(5))
+            .test_on_check_out(true)
             .build_unchecked(Manager {
                 database: database.clone(),
                 prepared_statements,
+                losses: losses.clone(),
             });
-        Ok(Db { pool, backend })
+        Ok(Db {
+            pool,
+            backend,
+            losses,
+        })
     }
 
     /// The backend this pool talks to.
@@ -293,7 +327,10 @@ impl Db {
     pub fn get(&self) -> Result<Checkout, StoreError> {
         self.pool
             .get()
-            .map(Checkout)
+            .map(|conn| Checkout {
+                conn,
+                losses: self.losses.clone(),
+            })
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
@@ -312,7 +349,7 @@ impl Db {
             let mut conn = db.get()?;
             let result = f(&mut conn);
             if result.is_err() {
-                conn.suspect();
+                conn.check_after_failure();
             }
             result
         })
