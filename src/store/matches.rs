@@ -5,6 +5,7 @@
 
 use diesel::prelude::*;
 
+use super::cached::Cached;
 use super::connection::execute_on_backend;
 use super::kinds::{Controller, EndReason, MatchId, MatchStatus, Mode, PlayerId, StoredSeat};
 use super::schema::{match_players, matches, moves, players};
@@ -334,11 +335,13 @@ impl From<SeatingValues> for Seating {
 /// # Errors
 /// Database errors.
 pub fn seating(conn: &mut DbConnection, id: &str) -> Result<Seating, StoreError> {
-    let found: Option<SeatingValues> = matches::table
-        .find(id)
-        .select(seating_columns())
-        .first(conn)
-        .optional()?;
+    // The SQL literal would keep diesel from preparing the statement once;
+    // each arm names its backend so that `Cached` reaches diesel's cache.
+    let query = matches::table.find(id).select(seating_columns()).limit(1);
+    let found: Option<SeatingValues> = match conn {
+        DbConnection::Pg(pg) => Cached(query).get_result(pg).optional()?,
+        DbConnection::Sqlite(lite) => Cached(query).get_result(lite).optional()?,
+    };
     Ok(found.map(Seating::from).unwrap_or_default())
 }
 
@@ -350,11 +353,25 @@ pub fn get_seated(
     conn: &mut DbConnection,
     id: &str,
 ) -> Result<Option<(MatchRow, Seating)>, StoreError> {
-    let found: Option<(MatchRow, SeatingValues)> = matches::table
-        .find(id)
-        .select((MatchRow::as_select(), seating_columns()))
-        .first(conn)
-        .optional()?;
+    // `as_select` fixes the backend, so each arm builds its own query.
+    let found: Option<(MatchRow, SeatingValues)> = match conn {
+        DbConnection::Pg(pg) => Cached(
+            matches::table
+                .find(id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .limit(1),
+        )
+        .get_result(pg)
+        .optional()?,
+        DbConnection::Sqlite(lite) => Cached(
+            matches::table
+                .find(id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .limit(1),
+        )
+        .get_result(lite)
+        .optional()?,
+    };
     Ok(found.map(|(row, seating)| (row, seating.into())))
 }
 
@@ -367,17 +384,23 @@ pub fn lock_seated(
     id: &str,
 ) -> Result<Option<(MatchRow, Seating)>, StoreError> {
     let found: Option<(MatchRow, SeatingValues)> = match conn {
-        DbConnection::Pg(pg) => matches::table
-            .find(id)
-            .select((MatchRow::as_select(), seating_columns()))
-            .for_update()
-            .first(pg)
-            .optional()?,
-        DbConnection::Sqlite(lite) => matches::table
-            .find(id)
-            .select((MatchRow::as_select(), seating_columns()))
-            .first(lite)
-            .optional()?,
+        DbConnection::Pg(pg) => Cached(
+            matches::table
+                .find(id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .for_update()
+                .limit(1),
+        )
+        .get_result(pg)
+        .optional()?,
+        DbConnection::Sqlite(lite) => Cached(
+            matches::table
+                .find(id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .limit(1),
+        )
+        .get_result(lite)
+        .optional()?,
     };
     Ok(found.map(|(row, seating)| (row, seating.into())))
 }
@@ -411,9 +434,11 @@ pub fn lock(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, Store
 /// # Errors
 /// Database errors.
 pub fn save(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
-    diesel::update(matches::table.find(&row.id))
-        .set(row)
-        .execute(conn)?;
+    // Every column is set (`treat_none_as_null`): the SQL has one shape.
+    execute_on_backend!(
+        conn,
+        Cached(diesel::update(matches::table.find(&row.id)).set(row))
+    )?;
     if !row.is_active_status() {
         diesel::update(
             match_players::table
@@ -619,9 +644,8 @@ pub fn for_player(
 /// # Errors
 /// A unique violation when that ply already has a move.
 pub fn insert_move(conn: &mut DbConnection, row: &MoveRow) -> Result<(), StoreError> {
-    diesel::insert_into(moves::table)
-        .values(row)
-        .execute(conn)?;
+    // Two shapes: with a clock, and with `DEFAULT` for none.
+    execute_on_backend!(conn, Cached(diesel::insert_into(moves::table).values(row)))?;
     Ok(())
 }
 

@@ -4,6 +4,7 @@
 
 pub mod analyses;
 pub mod challenges;
+mod cached;
 mod connection;
 pub mod history;
 pub mod kinds;
