@@ -1153,7 +1153,11 @@ fn drop_connections(admin_url: &str, db: &TestDatabase) -> usize {
     for _ in 0..100 {
         let left: Vec<Backend> = diesel::sql_query(format!(
             "SELECT pid FROM pg_stat_activity WHERE pid IN ({})",
-            if pids.is_empty() { "0".to_owned() } else { pids.join(",") }
+            if pids.is_empty() {
+                "0".to_owned()
+            } else {
+                pids.join(",")
+            }
         ))
         .load(&mut conn)
         .unwrap();
@@ -1178,10 +1182,18 @@ async fn connections_the_database_dropped_cost_at_most_one_failed_request() {
     let me = format!("{}/api/v1/me", server.url());
     // Twice: right after the connections were used (the pool trusts them
     // for a second), and after they sat idle (the pool tests them).
-    for pause in [Duration::ZERO, uttt::store::TEST_AFTER_IDLE + Duration::from_millis(300)] {
+    for pause in [
+        Duration::ZERO,
+        uttt::store::TEST_AFTER_IDLE + Duration::from_millis(300),
+    ] {
         // Several requests at once, so that the pool holds several connections.
         let burst = (0..8).map(|_| get_ok(&http, &me, Some(&p.token)));
-        assert!(futures_util::future::join_all(burst).await.iter().all(Option::is_some));
+        assert!(
+            futures_util::future::join_all(burst)
+                .await
+                .iter()
+                .all(Option::is_some)
+        );
         tokio::time::sleep(pause).await;
         assert!(drop_connections(&admin_url, &setup.db) > 0);
         // The first request may meet a lost connection; it tells the pool to

@@ -81,8 +81,8 @@ impl FromRequest for TokenSubject {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let subject = || -> Result<Self, Problem> {
             let ctx = context(req)?;
-            let token =
-                bearer_token(req).ok_or(Error::Unauthorized("a bearer access token is required"))?;
+            let token = bearer_token(req)
+                .ok_or(Error::Unauthorized("a bearer access token is required"))?;
             Ok(TokenSubject(accounts::token_subject(&ctx, &token)?))
         };
         std::future::ready(subject())

@@ -455,10 +455,7 @@ pub fn token_subject(ctx: &Context, access_token: &str) -> Result<String> {
 /// `Unauthorized` when they do not, as [`authenticate`]; store failures.
 pub async fn confirm(ctx: &Context, id: &str) -> Result<()> {
     let id = id.to_owned();
-    let found = ctx
-        .db
-        .run(move |conn| players::exists(conn, &id))
-        .await?;
+    let found = ctx.db.run(move |conn| players::exists(conn, &id)).await?;
     if found {
         Ok(())
     } else {

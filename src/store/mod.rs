@@ -3,8 +3,8 @@
 //! compose several of them inside one transaction.
 
 pub mod analyses;
-pub mod challenges;
 mod cached;
+pub mod challenges;
 mod connection;
 pub mod history;
 pub mod kinds;

@@ -96,7 +96,11 @@ pub async fn create_practice(
 /// A seated player's request on a match counts as presence, and puts a
 /// dropped player back in their seat at once. Returns whether the seat was
 /// taken back (the row the caller holds is then stale).
-async fn observe(ctx: &Context, viewer: &str, row: &crate::store::matches::MatchRow) -> Result<bool> {
+async fn observe(
+    ctx: &Context,
+    viewer: &str,
+    row: &crate::store::matches::MatchRow,
+) -> Result<bool> {
     let Some(seat) = row.seat_of(viewer) else {
         return Ok(false);
     };

@@ -400,7 +400,9 @@ pub fn resign(
     )?;
     row.version += 1;
     matches::save(conn, &row)?;
-    Ok(ResignOutcome::Resigned(seated_snapshot(conn, row, seating)?))
+    Ok(ResignOutcome::Resigned(seated_snapshot(
+        conn, row, seating,
+    )?))
 }
 
 /// Ends on time every active match whose side to move ran out of time by
