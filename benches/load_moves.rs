@@ -18,7 +18,19 @@
 //! readings spread over the run). The CPU time the server, the local
 //! PostgreSQL and Redis and the client itself spent is printed per move.
 //!
+//! `LOAD_RATE` (moves/s) switches to an open loop: moves arrive on a fixed
+//! schedule, one every `1 / LOAD_RATE` s, whether or not earlier ones have
+//! returned, and each is taken by whichever of the `LOAD_GAMES` games is free
+//! (waiting for one if none is). Latency is measured from the scheduled
+//! arrival, so queueing, in the server or for a free game, counts: a closed
+//! loop hides it, sending only when an answer came back. Give it games to
+//! spare (in flight ≈ rate × latency); the arrivals that found no free game
+//! at once are counted and printed.
+//!
 //! Run: `cargo bench --bench load_moves` (with the server started separately).
+//!
+//! Over 400 lines: one client for the closed loop, the open loop and the
+//! mixed day, which share the set-up, the move choice and the report.
 
 // A bench that cannot set itself up has nothing to measure: it stops there.
 #![expect(clippy::expect_used)]
@@ -167,16 +179,36 @@ async fn play(
         if Instant::now() >= until {
             break;
         }
-        let (_, room) = post(
-            &client,
-            &format!("{base}/api/v1/rooms/{}/rematch", game.room),
-            Some(&game.tokens[0]),
-            &json!({"after_match_id": game.match_id}),
-        )
-        .await;
-        game.match_id = room["match_id"].as_str().unwrap_or_default().to_owned();
+        rematch(&client, &base, &mut game).await;
     }
     (latencies, refused)
+}
+
+/// Starts the next match in the game's room.
+async fn rematch(client: &awc::Client, base: &str, game: &mut Game) {
+    let (_, room) = post(
+        client,
+        &format!("{base}/api/v1/rooms/{}/rematch", game.room),
+        Some(&game.tokens[0]),
+        &json!({"after_match_id": game.match_id}),
+    )
+    .await;
+    game.match_id = room["match_id"].as_str().unwrap_or_default().to_owned();
+}
+
+/// A random legal move of `state`: the index in `ids` of the player to
+/// move and the address; `None` when the state lists no legal square.
+fn choose(state: &Value, ids: [&str; 2], rng: &mut u64) -> Option<(usize, Value)> {
+    let legal = state["next"]["legal"].as_array()?;
+    if legal.is_empty() {
+        return None;
+    }
+    let x_first = state["players"]["x"]["id"] == ids[0];
+    let who = usize::from(x_first != (state["turn"] == "x"));
+    *rng ^= *rng << 13;
+    *rng ^= *rng >> 7;
+    *rng ^= *rng << 17;
+    Some((who, legal[(*rng % legal.len() as u64) as usize].clone()))
 }
 
 /// Plays random legal moves for whichever of `tokens` is to move until the
@@ -200,13 +232,7 @@ async fn play_out(
     )
     .await;
     while Instant::now() < until && state["status"] == "active" {
-        let legal = state["next"]["legal"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        let x_first = state["players"]["x"]["id"] == ids[0];
-        let who = usize::from(x_first != (state["turn"] == "x"));
-        if legal.is_empty() {
+        let Some((who, address)) = choose(&state, ids, rng) else {
             (_, state) = get(
                 client,
                 &format!("{base}/api/v1/matches/{match_id}"),
@@ -214,11 +240,7 @@ async fn play_out(
             )
             .await;
             continue;
-        }
-        *rng ^= *rng << 13;
-        *rng ^= *rng >> 7;
-        *rng ^= *rng << 17;
-        let address = legal[(*rng % legal.len() as u64) as usize].clone();
+        };
         let started = Instant::now();
         let (status, body) = post(
             client,
@@ -241,6 +263,146 @@ async fn play_out(
         }
     }
     refused
+}
+
+/// The scheduled arrival times of an open loop, taken by whichever game is free.
+type Arrivals = Arc<tokio::sync::Mutex<tokio::sync::mpsc::UnboundedReceiver<Instant>>>;
+
+/// An arrival taken this much after its time found no free game at once.
+const LATE_FOR_A_GAME: Duration = Duration::from_millis(2);
+
+/// How long after the end the games still serve arrivals queued before it;
+/// the rest are counted as dropped.
+const DRAIN: Duration = Duration::from_secs(5);
+
+/// Emits one arrival every `1 / rate` s from `start` until `until`, each
+/// carrying its scheduled time (a late timer sends the missed ones at once,
+/// with their own times).
+async fn schedule(
+    rate: f64,
+    start: Instant,
+    until: Instant,
+    sender: tokio::sync::mpsc::UnboundedSender<Instant>,
+) {
+    for k in 0u64.. {
+        let at = start + Duration::from_secs_f64(k as f64 / rate);
+        if at >= until {
+            break;
+        }
+        actix_rt::time::sleep_until(at.into()).await;
+        if sender.send(at).is_err() {
+            break;
+        }
+    }
+}
+
+/// What one game of the open loop saw.
+#[derive(Default)]
+struct OpenStats {
+    /// Latency (ms) of each accepted move from its scheduled arrival.
+    latencies: Vec<f64>,
+    refused: usize,
+    /// Arrivals that waited for this game to be free.
+    late: usize,
+    /// Arrivals taken after the drain time, not sent.
+    dropped: usize,
+}
+
+/// One game of the open loop: takes the next arrival when it is free, plays
+/// a random legal move for it, and starts a rematch when a match ends.
+async fn open_loop_game(
+    client: awc::Client,
+    base: String,
+    mut game: Game,
+    arrivals: Arrivals,
+    until: Instant,
+    seed: u64,
+) -> OpenStats {
+    let mut stats = OpenStats::default();
+    let mut rng = seed | 1;
+    let state_url = |game: &Game| format!("{base}/api/v1/matches/{}", game.match_id);
+    let (_, mut state) = get(&client, &state_url(&game), &game.tokens[0]).await;
+    loop {
+        if state["status"] != "active" && Instant::now() < until {
+            rematch(&client, &base, &mut game).await;
+            (_, state) = get(&client, &state_url(&game), &game.tokens[0]).await;
+            continue;
+        }
+        let choice = choose(&state, [&game.ids[0], &game.ids[1]], &mut rng);
+        let Some(at) = arrivals.lock().await.recv().await else {
+            break;
+        };
+        let taken = Instant::now();
+        if taken > until + DRAIN {
+            stats.dropped += 1;
+            continue;
+        }
+        stats.late += usize::from(taken.duration_since(at) > LATE_FOR_A_GAME);
+        let Some((who, address)) = choice else {
+            // No move to make (a finished match past the end, or an odd
+            // state): the arrival is refused, the state read again.
+            stats.refused += 1;
+            (_, state) = get(&client, &state_url(&game), &game.tokens[0]).await;
+            continue;
+        };
+        let (status, body) = post(
+            &client,
+            &format!("{}/moves", state_url(&game)),
+            Some(&game.tokens[who]),
+            &json!({"ply": state["ply"], "address": address}),
+        )
+        .await;
+        if status == 200 {
+            stats.latencies.push(at.elapsed().as_secs_f64() * 1000.0);
+            state = body;
+        } else {
+            stats.refused += 1;
+            (_, state) = get(&client, &state_url(&game), &game.tokens[0]).await;
+        }
+    }
+    stats
+}
+
+/// Plays `games` open-loop at `rate` moves/s until `until`; returns the
+/// latencies of the accepted moves and the number refused.
+async fn open_loop(
+    client: &awc::Client,
+    base: &str,
+    games: Vec<Game>,
+    rate: f64,
+    until: Instant,
+) -> (Vec<f64>, usize) {
+    let (sender, receiver) = tokio::sync::mpsc::unbounded_channel();
+    let arrivals: Arrivals = Arc::new(tokio::sync::Mutex::new(receiver));
+    let ticker = actix_rt::spawn(schedule(rate, Instant::now(), until, sender));
+    let tasks: Vec<_> = games
+        .into_iter()
+        .enumerate()
+        .map(|(i, g)| {
+            actix_rt::spawn(open_loop_game(
+                client.clone(),
+                base.to_owned(),
+                g,
+                arrivals.clone(),
+                until,
+                i as u64 * 7919 + 1,
+            ))
+        })
+        .collect();
+    let mut all = OpenStats::default();
+    for t in tasks {
+        let stats = t.await.expect("open-loop game");
+        all.latencies.extend(stats.latencies);
+        all.refused += stats.refused;
+        all.late += stats.late;
+        all.dropped += stats.dropped;
+    }
+    ticker.await.expect("ticker");
+    println!(
+        "open loop at {rate:.0} moves/s: {} arrivals waited for a free game, {} dropped after the end",
+        all.late, all.dropped
+    );
+    (all.latencies, all.refused)
 }
 
 /// Two players who queue on a ladder, play the match they are given, and queue again.
@@ -433,6 +595,8 @@ fn main() {
         let until = Instant::now() + Duration::from_secs(secs);
         let started = Instant::now();
         let mixed = env("LOAD_MIXED", 0u8) == 1;
+        let rate = Some(env("LOAD_RATE", 0.0f64)).filter(|r| *r > 0.0);
+        assert!(!(mixed && rate.is_some()), "LOAD_RATE is for moves alone, not with LOAD_MIXED");
         let pid: Option<u32> = std::env::var("LOAD_PID").ok().and_then(|v| v.parse().ok());
         let cpu_before = cpu_snapshot(pid);
         // One RSS reading a second, to show whether memory stays flat.
@@ -457,17 +621,21 @@ fn main() {
                 ranked.push(actix_rt::spawn(ranked_pair(client.clone(), base.clone(), tag.clone(), i, until)));
             }
         }
-        let tasks: Vec<_> = set
-            .into_iter()
-            .enumerate()
-            .map(|(i, g)| actix_rt::spawn(play(client.clone(), base.clone(), g, until, i as u64 * 7919 + 1, events.clone())))
-            .collect();
         let mut all = Vec::new();
         let mut errors = 0;
-        for t in tasks {
-            let (l, e) = t.await.expect("game task");
-            all.extend(l);
-            errors += e;
+        if let Some(rate) = rate {
+            (all, errors) = open_loop(&client, &base, set, rate, until).await;
+        } else {
+            let tasks: Vec<_> = set
+                .into_iter()
+                .enumerate()
+                .map(|(i, g)| actix_rt::spawn(play(client.clone(), base.clone(), g, until, i as u64 * 7919 + 1, events.clone())))
+                .collect();
+            for t in tasks {
+                let (l, e) = t.await.expect("game task");
+                all.extend(l);
+                errors += e;
+            }
         }
         let mut ranked_matches = 0;
         for t in ranked {
@@ -514,11 +682,12 @@ fn main() {
             .collect();
         println!("CPU in {elapsed:.1} s: {}", spent.join(", "));
         println!(
-            "{} moves in {elapsed:.1} s = {:.0} moves/s; latency p50 {:.2} ms, p99 {:.2} ms; {errors} refused",
+            "{} moves in {elapsed:.1} s = {:.0} moves/s; latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {errors} refused",
             all.len(),
             all.len() as f64 / elapsed,
             percentile(&all, 0.5),
-            percentile(&all, 0.99)
+            percentile(&all, 0.99),
+            percentile(&all, 1.0)
         );
     });
 }

@@ -6,6 +6,8 @@
 #
 #   scripts/load.sh [SECONDS] [GAMES]     # default 180 s, 64 games; MIXED=1 for mixed traffic
 #
+# RATE=N makes the moves an open loop at N moves/s (see benches/load_moves.rs).
+#
 # PGHOST/PGUSER (default 127.0.0.1/postgres) and REDIS_URL (default
 # redis://127.0.0.1:6379) name the services. Everything runs on this machine,
 # so the client, the server, PostgreSQL and Redis share its cores.
@@ -45,7 +47,7 @@ wait_ready "$base" "$data/server.log"
 sleep 5
 echo "idle server RSS after start: $(rss "$server")"
 
-LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" \
+LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" LOAD_RATE="${RATE:-0}" \
   cargo bench --locked --quiet --bench load_moves
 
 # Streams and games of the run are over; give the workers a few rounds.

@@ -1130,3 +1130,83 @@ async fn a_tournament_run_by_two_instances_survives_kill_9_of_one_and_pairs_each
     drop(b);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Ends every connection the server holds to its database, as a restart of
+/// PostgreSQL does, and waits until those backends are gone; returns how
+/// many there were.
+fn drop_connections(admin_url: &str, db: &TestDatabase) -> usize {
+    use diesel::{Connection, RunQueryDsl};
+    #[derive(diesel::QueryableByName)]
+    struct Backend {
+        #[diesel(sql_type = diesel::sql_types::Integer)]
+        pid: i32,
+    }
+    let mut conn = diesel::PgConnection::establish(admin_url).unwrap();
+    let ended: Vec<Backend> = diesel::sql_query(format!(
+        "SELECT pid FROM pg_stat_activity WHERE datname = '{}' AND pg_terminate_backend(pid)",
+        db.name()
+    ))
+    .load(&mut conn)
+    .unwrap();
+    let pids: Vec<String> = ended.iter().map(|b| b.pid.to_string()).collect();
+    // pg_terminate_backend only signals: the backends end a moment later.
+    for _ in 0..100 {
+        let left: Vec<Backend> = diesel::sql_query(format!(
+            "SELECT pid FROM pg_stat_activity WHERE pid IN ({})",
+            if pids.is_empty() {
+                "0".to_owned()
+            } else {
+                pids.join(",")
+            }
+        ))
+        .load(&mut conn)
+        .unwrap();
+        if left.is_empty() {
+            return pids.len();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("the backends {pids:?} did not end");
+}
+
+#[actix_web::test]
+async fn connections_the_database_dropped_cost_at_most_one_failed_request() {
+    let Some(setup) = setup("dropped") else {
+        return;
+    };
+    let admin_url = std::env::var("TEST_DATABASE_URL").unwrap();
+    let server = Server::start(free_port(), &setup.env, &setup.dir.join("server.log"));
+    let http = client();
+    server.ready(&http).await;
+    let p = register(&http, &server.url(), "dropper").await;
+    let me = format!("{}/api/v1/me", server.url());
+    // Twice: right after the connections were used (the pool trusts them
+    // for a second), and after they sat idle (the pool tests them).
+    for pause in [
+        Duration::ZERO,
+        uttt::store::TEST_AFTER_IDLE + Duration::from_millis(300),
+    ] {
+        // Several requests at once, so that the pool holds several connections.
+        let burst = (0..8).map(|_| get_ok(&http, &me, Some(&p.token)));
+        assert!(
+            futures_util::future::join_all(burst)
+                .await
+                .iter()
+                .all(Option::is_some)
+        );
+        tokio::time::sleep(pause).await;
+        assert!(drop_connections(&admin_url, &setup.db) > 0);
+        // The first request may meet a lost connection; it tells the pool to
+        // test the others, so every later one succeeds.
+        let mut answered = Vec::new();
+        for _ in 0..10 {
+            answered.push(get_ok(&http, &me, Some(&p.token)).await.is_some());
+        }
+        assert!(
+            answered[1..].iter().all(|ok| *ok),
+            "after a pause of {pause:?}: {answered:?}; log:\n{}",
+            server.log_tail()
+        );
+    }
+    let _ = std::fs::remove_dir_all(&setup.dir);
+}

@@ -20,6 +20,13 @@ pub struct Authenticated(pub Player);
 #[derive(Debug, Clone)]
 pub struct AuthenticatedSession(pub Player, pub Claims);
 
+/// The player id a valid access token names (signature, issuer, audience
+/// and lifetime checked), before the player is looked up: for a move, which
+/// is confirmed by its seat instead (see [`crate::service::matches::play_move`]),
+/// saving the look-up a request.
+#[derive(Debug, Clone)]
+pub struct TokenSubject(pub String);
+
 /// An authenticated player with the `admin` role (403 for anyone else).
 #[derive(Debug, Clone)]
 pub struct Admin(pub Player);
@@ -64,6 +71,21 @@ impl FromRequest for Authenticated {
             let token = token.ok_or(Error::Unauthorized("a bearer access token is required"))?;
             Ok(Authenticated(accounts::authenticate(&ctx, &token).await?))
         })
+    }
+}
+
+impl FromRequest for TokenSubject {
+    type Error = Problem;
+    type Future = std::future::Ready<Result<Self, Problem>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let subject = || -> Result<Self, Problem> {
+            let ctx = context(req)?;
+            let token = bearer_token(req)
+                .ok_or(Error::Unauthorized("a bearer access token is required"))?;
+            Ok(TokenSubject(accounts::token_subject(&ctx, &token)?))
+        };
+        std::future::ready(subject())
     }
 }
 

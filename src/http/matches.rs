@@ -5,7 +5,7 @@ use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
 use utoipa::{IntoParams, ToSchema};
 
-use super::auth::Authenticated;
+use super::auth::{Authenticated, TokenSubject};
 use super::json::JsonBody;
 use super::problem::{Problem, ProblemBody};
 use super::query::{Pagination, QueryParams};
@@ -14,7 +14,7 @@ use crate::cpu::Level;
 use crate::rules::{Address, Depth, Seat};
 use crate::service::matches::state::{MatchState, MoveState, TimeControlBody};
 use crate::service::matches::{self, MatchSummary, Page, PracticeRequest};
-use crate::service::{Context, Error, FieldError, cursor};
+use crate::service::{Context, Error, FieldError, accounts, cursor};
 use crate::store::kinds::MatchStatus;
 
 /// A practice match against the CPU.
@@ -246,7 +246,7 @@ pub async fn get_match(
 #[post("/{id}/moves")]
 pub async fn play(
     ctx: web::Data<Context>,
-    Authenticated(player): Authenticated,
+    TokenSubject(player): TokenSubject,
     id: web::Path<String>,
     body: JsonBody<MoveBody>,
 ) -> Result<HttpResponse, Problem> {
@@ -258,6 +258,8 @@ pub async fn play(
     let mut errors = Vec::new();
     let lag_ms = parse_lag(lag_ms, &mut errors);
     if !errors.is_empty() {
+        // As on every refusal of a move: a deleted player's token comes first.
+        accounts::confirm(&ctx, &player).await?;
         return Err(Error::Validation(errors).into());
     }
     let address = parse_address(&address);

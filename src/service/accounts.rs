@@ -439,6 +439,32 @@ pub async fn authenticate_session(ctx: &Context, access_token: &str) -> Result<(
     Ok((player, claims))
 }
 
+/// The player id an access token names, the token checked but the player
+/// not looked up: the caller confirms the player some other way, or with
+/// [`confirm`].
+///
+/// # Errors
+/// `Unauthorized` for a bad token.
+pub fn token_subject(ctx: &Context, access_token: &str) -> Result<String> {
+    Ok(ctx.tokens.verify(access_token)?.sub)
+}
+
+/// Checks that the player of a token taken by [`token_subject`] still exists.
+///
+/// # Errors
+/// `Unauthorized` when they do not, as [`authenticate`]; store failures.
+pub async fn confirm(ctx: &Context, id: &str) -> Result<()> {
+    let id = id.to_owned();
+    let found = ctx.db.run(move |conn| players::exists(conn, &id)).await?;
+    if found {
+        Ok(())
+    } else {
+        Err(Error::Unauthorized(
+            "the player of this token no longer exists",
+        ))
+    }
+}
+
 /// The player with this id.
 ///
 /// # Errors

@@ -5,6 +5,7 @@
 
 use diesel::prelude::*;
 
+use super::cached::Cached;
 use super::connection::execute_on_backend;
 use super::kinds::{Controller, EndReason, MatchId, MatchStatus, Mode, PlayerId, StoredSeat};
 use super::schema::{match_players, matches, moves, players};
@@ -316,6 +317,137 @@ pub fn get(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, StoreE
         .optional()?)
 }
 
+/// Who sits at a match and what it belongs to, read in the same statement
+/// as its row so that a move or a read of a match needs no further queries:
+/// the seated players' names and bot flags, and its tournament game.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seating {
+    /// The usernames of X's and O's players (`None`: no player, the CPU).
+    pub names: [Option<String>; 2],
+    /// Whether X's and O's players are bot accounts.
+    pub bots: [bool; 2],
+    /// The tournament and round the match was paired in, if any.
+    pub tournament: Option<(String, i32)>,
+}
+
+type SeatingColumns = (
+    diesel::sql_types::Nullable<diesel::sql_types::Text>,
+    diesel::sql_types::Nullable<diesel::sql_types::Text>,
+    diesel::sql_types::Nullable<diesel::sql_types::Bool>,
+    diesel::sql_types::Nullable<diesel::sql_types::Bool>,
+    diesel::sql_types::Nullable<diesel::sql_types::Text>,
+    diesel::sql_types::Nullable<diesel::sql_types::Integer>,
+);
+
+type SeatingValues = (
+    Option<String>,
+    Option<String>,
+    Option<bool>,
+    Option<bool>,
+    Option<String>,
+    Option<i32>,
+);
+
+/// The [`Seating`] of the match row being selected, as scalar subqueries:
+/// on PostgreSQL `FOR UPDATE` then still locks only the match row (a join
+/// would have to lock the players' rows too, or could not: `FOR UPDATE`
+/// refuses the nullable side of an outer join).
+fn seating_columns() -> diesel::expression::SqlLiteral<SeatingColumns> {
+    diesel::dsl::sql::<SeatingColumns>(
+        "(SELECT username FROM players WHERE players.id = matches.x_player_id), \
+         (SELECT username FROM players WHERE players.id = matches.o_player_id), \
+         (SELECT bot FROM players WHERE players.id = matches.x_player_id), \
+         (SELECT bot FROM players WHERE players.id = matches.o_player_id), \
+         (SELECT tournament_id FROM tournament_games WHERE tournament_games.match_id = matches.id), \
+         (SELECT round FROM tournament_games WHERE tournament_games.match_id = matches.id)",
+    )
+}
+
+impl From<SeatingValues> for Seating {
+    fn from((x, o, x_bot, o_bot, tournament, round): SeatingValues) -> Self {
+        Seating {
+            names: [x, o],
+            bots: [x_bot.unwrap_or(false), o_bot.unwrap_or(false)],
+            tournament: tournament.zip(round),
+        }
+    }
+}
+
+/// The [`Seating`] of match `id` (the default for a missing match).
+///
+/// # Errors
+/// Database errors.
+pub fn seating(conn: &mut DbConnection, id: &str) -> Result<Seating, StoreError> {
+    // The SQL literal would keep diesel from preparing the statement once;
+    // each arm names its backend so that `Cached` reaches diesel's cache.
+    let query = matches::table.find(id).select(seating_columns()).limit(1);
+    let found: Option<SeatingValues> = match conn {
+        DbConnection::Pg(pg) => Cached(query).get_result(pg).optional()?,
+        DbConnection::Sqlite(lite) => Cached(query).get_result(lite).optional()?,
+    };
+    Ok(found.map(Seating::from).unwrap_or_default())
+}
+
+/// Reads a match with its [`Seating`], without locking it.
+///
+/// # Errors
+/// Database errors.
+pub fn get_seated(
+    conn: &mut DbConnection,
+    id: &str,
+) -> Result<Option<(MatchRow, Seating)>, StoreError> {
+    // `as_select` fixes the backend, so each arm builds its own query.
+    let found: Option<(MatchRow, SeatingValues)> = match conn {
+        DbConnection::Pg(pg) => Cached(
+            matches::table
+                .find(id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .limit(1),
+        )
+        .get_result(pg)
+        .optional()?,
+        DbConnection::Sqlite(lite) => Cached(
+            matches::table
+                .find(id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .limit(1),
+        )
+        .get_result(lite)
+        .optional()?,
+    };
+    Ok(found.map(|(row, seating)| (row, seating.into())))
+}
+
+/// As [`lock`], with the match's [`Seating`] read in the same statement.
+///
+/// # Errors
+/// Database errors.
+pub fn lock_seated(
+    conn: &mut DbConnection,
+    id: &str,
+) -> Result<Option<(MatchRow, Seating)>, StoreError> {
+    let found: Option<(MatchRow, SeatingValues)> = match conn {
+        DbConnection::Pg(pg) => Cached(
+            matches::table
+                .find(id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .for_update()
+                .limit(1),
+        )
+        .get_result(pg)
+        .optional()?,
+        DbConnection::Sqlite(lite) => Cached(
+            matches::table
+                .find(id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .limit(1),
+        )
+        .get_result(lite)
+        .optional()?,
+    };
+    Ok(found.map(|(row, seating)| (row, seating.into())))
+}
+
 /// Reads a match and locks its row until the transaction ends: `SELECT … FOR
 /// UPDATE` on PostgreSQL; on SQLite the surrounding immediate transaction
 /// already holds the database's write lock.
@@ -345,9 +477,11 @@ pub fn lock(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, Store
 /// # Errors
 /// Database errors.
 pub fn save(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
-    diesel::update(matches::table.find(&row.id))
-        .set(row)
-        .execute(conn)?;
+    // Every column is set (`treat_none_as_null`): the SQL has one shape.
+    execute_on_backend!(
+        conn,
+        Cached(diesel::update(matches::table.find(&row.id)).set(row))
+    )?;
     if !row.is_active_status() {
         diesel::update(
             match_players::table
@@ -553,9 +687,8 @@ pub fn for_player(
 /// # Errors
 /// A unique violation when that ply already has a move.
 pub fn insert_move(conn: &mut DbConnection, row: &MoveRow) -> Result<(), StoreError> {
-    diesel::insert_into(moves::table)
-        .values(row)
-        .execute(conn)?;
+    // Two shapes: with a clock, and with `DEFAULT` for none.
+    execute_on_backend!(conn, Cached(diesel::insert_into(moves::table).values(row)))?;
     Ok(())
 }
 

@@ -3,6 +3,7 @@
 //! compose several of them inside one transaction.
 
 pub mod analyses;
+mod cached;
 pub mod challenges;
 mod connection;
 pub mod history;
@@ -17,7 +18,9 @@ pub mod tickets;
 pub mod tournaments;
 pub mod versus;
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, CacheSize, SimpleConnection, TransactionManager};
 use diesel::r2d2::R2D2Connection;
@@ -90,13 +93,107 @@ pub struct Manager {
     /// Whether PostgreSQL connections keep named prepared statements (see
     /// [`Db::with_options`]).
     prepared_statements: bool,
+    /// How many connections were found lost so far (see [`TEST_AFTER_IDLE`]).
+    losses: Arc<AtomicU64>,
+}
+
+/// A connection checked out of the pool this long after its last use is
+/// tested first (a round trip). One used more recently is trusted, unless a
+/// connection was found lost since: under load connections are reused within
+/// milliseconds, so the test query stops costing the database a statement
+/// per checkout, while one that sat idle through a database restart is
+/// still found out before a request uses it.
+pub const TEST_AFTER_IDLE: Duration = Duration::from_secs(1);
+
+/// A connection in the pool with what the pool needs to decide whether to
+/// test it on checkout.
+pub struct Pooled {
+    conn: DbConnection,
+    /// When its last use ended.
+    released: Instant,
+    /// The pool's count of lost connections when this one last answered.
+    seen_losses: u64,
+    /// Found lost: the pool drops it when it comes back.
+    lost: bool,
+}
+
+/// A connection checked out of the pool; it dereferences to the
+/// [`DbConnection`] and records when it goes back.
+pub struct Checkout {
+    conn: diesel::r2d2::PooledConnection<Manager>,
+    losses: Arc<AtomicU64>,
+}
+
+impl Checkout {
+    /// After a use that failed: whether the connection itself was lost (a
+    /// restarted or unreachable database) rather than the statement
+    /// refused. A lost one is dropped, and every other pooled connection is
+    /// tested before its next use, since they most likely went the same way.
+    fn check_after_failure(&mut self) {
+        if self.conn.conn.ping().is_ok() {
+            return;
+        }
+        self.conn.lost = true;
+        self.losses.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+impl std::ops::Deref for Checkout {
+    type Target = DbConnection;
+    fn deref(&self) -> &DbConnection {
+        &self.conn.conn
+    }
+}
+
+impl std::ops::DerefMut for Checkout {
+    fn deref_mut(&mut self) -> &mut DbConnection {
+        &mut self.conn.conn
+    }
+}
+
+impl Drop for Checkout {
+    fn drop(&mut self) {
+        self.conn.released = Instant::now();
+    }
 }
 
 impl diesel::r2d2::ManageConnection for Manager {
-    type Connection = DbConnection;
+    type Connection = Pooled;
     type Error = diesel::r2d2::Error;
 
-    fn connect(&self) -> Result<DbConnection, Self::Error> {
+    fn connect(&self) -> Result<Pooled, Self::Error> {
+        // Read before connecting: a loss counted meanwhile gets it tested.
+        let seen_losses = self.losses.load(Ordering::Relaxed);
+        let conn = self.open()?;
+        Ok(Pooled {
+            conn,
+            released: Instant::now(),
+            seen_losses,
+            lost: false,
+        })
+    }
+
+    fn is_valid(&self, pooled: &mut Pooled) -> Result<(), Self::Error> {
+        let losses = self.losses.load(Ordering::Relaxed);
+        if pooled.seen_losses == losses && pooled.released.elapsed() < TEST_AFTER_IDLE {
+            return Ok(());
+        }
+        pooled
+            .conn
+            .ping()
+            .map_err(diesel::r2d2::Error::QueryError)?;
+        pooled.seen_losses = losses;
+        Ok(())
+    }
+
+    fn has_broken(&self, pooled: &mut Pooled) -> bool {
+        pooled.lost || pooled.conn.is_broken()
+    }
+}
+
+impl Manager {
+    /// A new connection of the configured backend.
+    fn open(&self) -> Result<DbConnection, diesel::r2d2::Error> {
         match &self.database {
             DatabaseConfig::Postgres(url) => {
                 let mut conn =
@@ -121,14 +218,6 @@ impl diesel::r2d2::ManageConnection for Manager {
                 Ok(DbConnection::Sqlite(conn))
             }
         }
-    }
-
-    fn is_valid(&self, conn: &mut DbConnection) -> Result<(), Self::Error> {
-        conn.ping().map_err(diesel::r2d2::Error::QueryError)
-    }
-
-    fn has_broken(&self, conn: &mut DbConnection) -> bool {
-        conn.is_broken()
     }
 }
 
@@ -165,6 +254,8 @@ fn private_sqlite_files(path: &std::path::Path) -> Result<(), StoreError> {
 pub struct Db {
     pool: diesel::r2d2::Pool<Manager>,
     backend: Backend,
+    /// The pool manager's count of lost connections.
+    losses: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Db {
@@ -205,15 +296,24 @@ impl Db {
                 Backend::Sqlite
             }
         };
+        let losses = Arc::new(AtomicU64::new(0));
+        // r2d2 calls `is_valid` on every checkout; it tests only the
+        // connections that need it (see `TEST_AFTER_IDLE`).
         let pool = diesel::r2d2::Pool::builder()
             .max_size(max_size)
             .min_idle(Some(1))
             .connection_timeout(Duration::from_secs(5))
+            .test_on_check_out(true)
             .build_unchecked(Manager {
                 database: database.clone(),
                 prepared_statements,
+                losses: losses.clone(),
             });
-        Ok(Db { pool, backend })
+        Ok(Db {
+            pool,
+            backend,
+            losses,
+        })
     }
 
     /// The backend this pool talks to.
@@ -225,9 +325,13 @@ impl Db {
     ///
     /// # Errors
     /// `Unavailable` when no connection can be had.
-    pub fn get(&self) -> Result<diesel::r2d2::PooledConnection<Manager>, StoreError> {
+    pub fn get(&self) -> Result<Checkout, StoreError> {
         self.pool
             .get()
+            .map(|conn| Checkout {
+                conn,
+                losses: self.losses.clone(),
+            })
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
@@ -244,7 +348,11 @@ impl Db {
         let db = self.clone();
         tokio::task::spawn_blocking(move || {
             let mut conn = db.get()?;
-            f(&mut conn)
+            let result = f(&mut conn);
+            if result.is_err() {
+                conn.check_after_failure();
+            }
+            result
         })
         .await
         .map_err(|e| StoreError::Unavailable(format!("database task failed: {e}")))?

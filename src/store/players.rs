@@ -84,6 +84,19 @@ pub fn by_id(conn: &mut DbConnection, id: &str) -> Result<Option<PlayerRow>, Sto
         .optional()?)
 }
 
+/// Whether a player with this id exists.
+///
+/// # Errors
+/// Database errors.
+pub fn exists(conn: &mut DbConnection, id: &str) -> Result<bool, StoreError> {
+    let found: Option<String> = players::table
+        .find(id)
+        .select(players::id)
+        .first(conn)
+        .optional()?;
+    Ok(found.is_some())
+}
+
 /// The player with this name, ignoring case.
 ///
 /// # Errors
@@ -232,19 +245,4 @@ pub fn set_accept_bot_challenges(
         .set(players::accept_bot_challenges.eq(accept))
         .execute(conn)?;
     Ok(())
-}
-
-/// Which of these players are bots.
-///
-/// # Errors
-/// Database errors.
-pub fn bots_among(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<String>, StoreError> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    Ok(players::table
-        .filter(players::id.eq_any(ids))
-        .filter(players::bot.eq(true))
-        .select(players::id)
-        .load(conn)?)
 }

@@ -514,21 +514,6 @@ pub fn record_results(
     Ok(())
 }
 
-/// The tournament and round a match belongs to, if any.
-///
-/// # Errors
-/// Database errors.
-pub fn game_of(
-    conn: &mut DbConnection,
-    match_id: &str,
-) -> Result<Option<(String, i32)>, StoreError> {
-    Ok(tournament_games::table
-        .find(match_id)
-        .select((tournament_games::tournament_id, tournament_games::round))
-        .first(conn)
-        .optional()?)
-}
-
 /// Rows a multi-row `tournament_games` statement carries at most (10
 /// columns each: under SQLite's 32,766 bind parameters).
 const GAMES_PER_INSERT: usize = 3_000;

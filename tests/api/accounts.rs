@@ -228,6 +228,27 @@ both_backends! {
             .expect_problem(401, "unauthorized");
     }
 
+    async fn a_deleted_players_token_cannot_move(app: TestApp) {
+        let (x, o) = (app.register("kevin").await, app.register("laura").await);
+        let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+        app.play(&x, &id, 0, "4.4").await.expect(200);
+        app.play(&o, &id, 1, "4.0").await.expect(200);
+        let gone = x.id.clone();
+        app.ctx.db.run(move |conn| uttt::store::players::delete(conn, &gone)).await.unwrap();
+        // The move is taken from the token without a look-up; every answer
+        // to it still says first that the player is gone.
+        app.play(&x, &id, 2, "0.4").await.expect_problem(401, "unauthorized");
+        app.play(&x, &id, 0, "4.4").await.expect_problem(401, "unauthorized");
+        app.play(&x, "no-such-match", 2, "0.4").await.expect_problem(401, "unauthorized");
+        let bad_lag = json!({"ply": 2, "address": [0, 4], "lag_ms": -1});
+        app.post(&format!("/api/v1/matches/{id}/moves"), &bad_lag, Some(&x.token))
+            .await
+            .expect_problem(401, "unauthorized");
+        // A player who exists but is not seated is refused as before.
+        let other = app.register("mallory").await;
+        app.play(&other, &id, 2, "0.4").await.expect_problem(403, "forbidden");
+    }
+
     async fn admin_promotion_changes_the_role(app: TestApp) {
         let p = app.register("ivan").await;
         let name = p.username.clone();

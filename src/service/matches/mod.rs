@@ -98,10 +98,10 @@ pub async fn create_practice(
 /// taken back (the row the caller holds is then stale).
 async fn observe(
     ctx: &Context,
-    viewer: &Player,
+    viewer: &str,
     row: &crate::store::matches::MatchRow,
 ) -> Result<bool> {
-    let Some(seat) = row.seat_of(&viewer.id) else {
+    let Some(seat) = row.seat_of(viewer) else {
         return Ok(false);
     };
     let announced = touch(ctx, &row.id, seat).await?;
@@ -117,24 +117,27 @@ async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
     let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let found = ctx
         .db
-        .run(move |conn| store::get(conn, &id))
-        .await?
-        .ok_or(Error::NotFound("match"))?;
-    let lapsed = found.is_active() && found.deadline_at.is_some_and(|d| d <= now);
-    if lapsed {
-        let id = found.id.clone();
-        let snap = ctx
-            .db
-            .write(move |conn| {
-                let mut row = store::lock(conn, &id)?.ok_or(Error::NotFound("match"))?;
-                play::end_if_lapsed(conn, &mut row, now, growth)?;
-                play::snapshot(conn, row)
-            })
-            .await?;
-        publish(ctx, &snap).await?;
-        return Ok(snap);
+        .run(move |conn| -> Result<Snapshot> {
+            let (row, seating) = store::get_seated(conn, &id)?.ok_or(Error::NotFound("match"))?;
+            play::seated_snapshot(conn, row, seating)
+        })
+        .await?;
+    let lapsed = found.row.is_active() && found.row.deadline_at.is_some_and(|d| d <= now);
+    if !lapsed {
+        return Ok(found);
     }
-    ctx.db.run(move |conn| play::snapshot(conn, found)).await
+    let id = found.row.id.clone();
+    let snap = ctx
+        .db
+        .write(move |conn| {
+            let (mut row, seating) =
+                store::lock_seated(conn, &id)?.ok_or(Error::NotFound("match"))?;
+            play::end_if_lapsed(conn, &mut row, now, growth)?;
+            play::seated_snapshot(conn, row, seating)
+        })
+        .await?;
+    publish(ctx, &snap).await?;
+    Ok(snap)
 }
 
 /// The state of a match, for any logged-in player.
@@ -143,42 +146,57 @@ async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
 /// `NotFound`, store or broker failures.
 pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchState> {
     let snap = load(ctx, id.clone()).await?;
-    if observe(ctx, viewer, &snap.row).await? {
+    if observe(ctx, &viewer.id, &snap.row).await? {
         return render(ctx, &load(ctx, id).await?).await;
     }
     render(ctx, &snap).await
 }
 
-/// Plays a move for `player` at `address` (`None`: the request named no
-/// square), whose client reports `lag_ms` of network time; see
-/// [`play::play`] for the rules.
+/// Plays a move for the player `player_id` at `address` (`None`: the
+/// request named no square), whose client reports `lag_ms` of network time;
+/// see [`play::play`] for the rules.
+///
+/// The player is taken from a checked token without a look-up: a move is
+/// accepted only from a player seated in the locked match row, and a seat
+/// names an existing player (deleting a player clears their seats, by the
+/// foreign key, in the same transaction). A refused move looks the player
+/// up, so that a deleted player's token is still refused as `unauthorized`
+/// before anything else is said.
 ///
 /// # Errors
-/// Every refusal of API.md's move rules.
-#[tracing::instrument(skip(ctx, player, address), fields(player.id = %player.id))]
+/// Every refusal of API.md's move rules; `Unauthorized` for a player who no
+/// longer exists.
+#[tracing::instrument(skip(ctx, address))]
 pub async fn play_move(
     ctx: &Context,
-    player: &Player,
+    player_id: &str,
     id: String,
     ply: u32,
     address: Option<Address>,
     lag_ms: Option<Millis>,
 ) -> Result<MatchState> {
     let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
-    let mover = Mover::Player(PlayerId::from(player.id.as_str()));
+    let mover = Mover::Player(PlayerId::from(player_id));
     let choice = Choice::Address(address);
     let outcome = ctx
         .db
         .write(move |conn| play::play(conn, &id, &mover, ply, &choice, lag_ms, now, growth))
-        .await?;
+        .await;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(refused) => {
+            super::accounts::confirm(ctx, player_id).await?;
+            return Err(refused);
+        }
+    };
     match outcome {
         MoveOutcome::Applied(snap) => {
-            observe(ctx, player, &snap.row).await?;
+            observe(ctx, player_id, &snap.row).await?;
             ctx.metrics.count("moves");
             publish(ctx, &snap).await
         }
         MoveOutcome::Retried(snap) => {
-            observe(ctx, player, &snap.row).await?;
+            observe(ctx, player_id, &snap.row).await?;
             render(ctx, &snap).await
         }
         MoveOutcome::Flagged(snap) => {
@@ -270,7 +288,7 @@ pub async fn heartbeat(ctx: &Context, player: &Player, id: String) -> Result<()>
     if row.seat_of(&player.id).is_none() {
         return Err(Error::Forbidden("only the seated players send heartbeats"));
     }
-    observe(ctx, player, &row).await.map(|_| ())
+    observe(ctx, &player.id, &row).await.map(|_| ())
 }
 
 /// The moves of a match.
@@ -286,7 +304,7 @@ pub async fn moves(ctx: &Context, viewer: &Player, id: String) -> Result<Vec<Mov
             Ok((row, moves))
         })
         .await?;
-    observe(ctx, viewer, &row).await?;
+    observe(ctx, &viewer.id, &row).await?;
     Ok(state::render_moves(row.depth()?, &moves))
 }
 
@@ -428,7 +446,7 @@ pub async fn open_feed(ctx: &Context, viewer: &Player, id: String) -> Result<Fee
         Some(seat) => Some(presence::lease(ctx, &id, seat).await?),
         None => None,
     };
-    if observe(ctx, viewer, &snap.row).await? {
+    if observe(ctx, &viewer.id, &snap.row).await? {
         snap = load(ctx, id).await?;
     }
     let initial = render(ctx, &snap).await?;

@@ -11,7 +11,7 @@ use crate::clock::Settled;
 use crate::rating::Growth;
 use crate::rules::{self, Address, Depth, IllegalMove, Position, Seat, Square, Status};
 use crate::store::DbConnection;
-use crate::store::matches::{self, MatchRow, MoveRow};
+use crate::store::matches::{self, MatchRow, MoveRow, Seating};
 use crate::time::Millis;
 
 use super::super::ladders::{self, FinishedMatch};
@@ -66,56 +66,47 @@ pub enum Lapse {
     Ended,
 }
 
-/// Loads the seated players' names and which of them are bot accounts.
-///
-/// # Errors
-/// Database errors.
-pub fn names(conn: &mut DbConnection, row: &MatchRow) -> Result<Names> {
-    let ids: Vec<&str> = [row.x_player_id.as_deref(), row.o_player_id.as_deref()]
-        .into_iter()
-        .flatten()
-        .collect();
-    let found = matches::usernames(conn, &ids)?;
-    let name = |id: Option<&str>| {
-        id.and_then(|id| found.iter().find(|(pid, _)| pid == id))
-            .map(|(_, n)| n.clone())
-    };
-    let bots = crate::store::players::bots_among(conn, &ids)?;
-    let bot = |id: Option<&str>| id.is_some_and(|id| bots.iter().any(|b| b == id));
-    Ok(Names {
-        x: name(row.x_player_id.as_deref()),
-        o: name(row.o_player_id.as_deref()),
-        bots: [
-            bot(row.x_player_id.as_deref()),
-            bot(row.o_player_id.as_deref()),
-        ],
-    })
-}
-
 /// The snapshot of a row as it stands.
 ///
 /// # Errors
 /// A corrupt row, or database errors.
 pub fn snapshot(conn: &mut DbConnection, row: MatchRow) -> Result<Snapshot> {
+    let seating = matches::seating(conn, &row.id)?;
+    seated_snapshot(conn, row, seating)
+}
+
+/// The snapshot of a row read with its seating ([`matches::get_seated`],
+/// [`matches::lock_seated`]): no further query, but for the rating changes
+/// of a finished rated match.
+///
+/// # Errors
+/// A corrupt row, or database errors.
+pub fn seated_snapshot(
+    conn: &mut DbConnection,
+    row: MatchRow,
+    seating: Seating,
+) -> Result<Snapshot> {
     let (position, _) = row.decode()?;
-    let names = names(conn, &row)?;
     let rating_changes = if row.rated && !row.is_active() {
         ladders::changes_of(conn, &row.id)?
     } else {
         None
     };
-    let tournament =
-        crate::store::tournaments::game_of(conn, &row.id)?.map(|(id, round)| TournamentRef {
-            id,
-            // Swiss rounds count from 1; arena games are stored as round 0.
-            round: (round > 0).then_some(round),
-        });
+    let Seating {
+        names: [x, o],
+        bots,
+        tournament,
+    } = seating;
     Ok(Snapshot {
         row,
         position,
-        names,
+        names: Names { x, o, bots },
         rating_changes,
-        tournament,
+        tournament: tournament.map(|(id, round)| TournamentRef {
+            id,
+            // Swiss rounds count from 1; arena games are stored as round 0.
+            round: (round > 0).then_some(round),
+        }),
     })
 }
 
@@ -252,7 +243,7 @@ pub fn play(
     now: Millis,
     growth: Growth,
 ) -> Result<MoveOutcome> {
-    let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
+    let (mut row, seating) = matches::lock_seated(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = match mover {
         Mover::Player(player) => row
             .seat_of(player)
@@ -278,14 +269,14 @@ pub fn play(
     {
         let same_square = square.is_some_and(|sq| square_column(sq) == played.square);
         if same_square && played.seat == seat_str(seat) && !played.by_cpu {
-            return Ok(MoveOutcome::Retried(snapshot(conn, row)?));
+            return Ok(MoveOutcome::Retried(seated_snapshot(conn, row, seating)?));
         }
     }
     if !row.is_active() {
         return Err(Error::MatchOver("the match is over"));
     }
     if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
-        return Ok(MoveOutcome::Flagged(snapshot(conn, row)?));
+        return Ok(MoveOutcome::Flagged(seated_snapshot(conn, row, seating)?));
     }
     let current = u32::try_from(row.ply).unwrap_or(0);
     if ply != current {
@@ -360,7 +351,7 @@ pub fn play(
     }
     row.version += 1;
     matches::save(conn, &row)?;
-    Ok(MoveOutcome::Applied(snapshot(conn, row)?))
+    Ok(MoveOutcome::Applied(seated_snapshot(conn, row, seating)?))
 }
 
 /// What a resignation did.
@@ -383,7 +374,7 @@ pub fn resign(
     now: Millis,
     growth: Growth,
 ) -> Result<ResignOutcome> {
-    let mut row = matches::lock(conn, id)?.ok_or(Error::NotFound("match"))?;
+    let (mut row, seating) = matches::lock_seated(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = row
         .seat_of(player)
         .ok_or(Error::Forbidden("only the seated players may resign"))?;
@@ -391,7 +382,7 @@ pub fn resign(
         return Err(Error::MatchOver("the match is over"));
     }
     if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
-        return Ok(ResignOutcome::Flagged(snapshot(conn, row)?));
+        return Ok(ResignOutcome::Flagged(seated_snapshot(conn, row, seating)?));
     }
     // Charge the side to move for the time it used.
     if let Some(mover) = row.to_move_seat() {
@@ -413,7 +404,9 @@ pub fn resign(
     )?;
     row.version += 1;
     matches::save(conn, &row)?;
-    Ok(ResignOutcome::Resigned(snapshot(conn, row)?))
+    Ok(ResignOutcome::Resigned(seated_snapshot(
+        conn, row, seating,
+    )?))
 }
 
 /// Ends on time every active match whose side to move ran out of time by

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Moves against the database's limit (issue 18), in one run on this machine:
+# pgbench's rate for the move transaction (scripts/pgbench/run.sh), the
+# server's saturating rate closed-loop (scripts/load.sh), then an open loop
+# at half that rate. Prints the ratio of the two rates and the open loop's
+# latency, measured from each move's scheduled arrival.
+#
+#   scripts/moves-vs-pgbench.sh [SECONDS] [CLIENTS] [OPEN_GAMES]   # default 30 s, 64, 256
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}; clients=${2:-64}; open_games=${3:-256}
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+cargo build --release --locked --quiet --bin uttt
+echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+scripts/pgbench/run.sh "$clients" "$seconds" | tee "$out/pgbench"
+tps=$(awk '/^tps = / { print $3; exit }' "$out/pgbench")
+
+echo "load before the closed loop: $(cut -d' ' -f1-3 /proc/loadavg)"
+scripts/load.sh "$seconds" "$clients" | tee "$out/closed"
+rate=$(sed -n 's/.* = \([0-9]*\) moves\/s.*/\1/p' "$out/closed")
+
+half=$((rate / 2))
+echo "load before the open loop: $(cut -d' ' -f1-3 /proc/loadavg)"
+RATE=$half scripts/load.sh "$seconds" "$open_games" | tee "$out/open"
+latency=$(sed -n 's/.*latency \(p50 [0-9.]* ms, p99 [0-9.]* ms\).*/\1/p' "$out/open")
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+echo
+echo "pgbench: $tps tps; HTTP closed loop: $rate moves/s; ratio $(awk -v r="$rate" -v t="$tps" 'BEGIN { printf "%.2f", r / t }') (target 0.6)"
+echo "open loop at $half moves/s (half the saturating rate): $latency (target p99 <= 20 ms)"
