@@ -1143,7 +1143,12 @@ fn drop_connections(admin_url: &str, db: &TestDatabase) -> usize {
     }
     let mut conn = diesel::PgConnection::establish(admin_url).unwrap();
     let ended: Vec<Backend> = diesel::sql_query(format!(
-        "SELECT pid FROM pg_stat_activity WHERE datname = '{}' AND pg_terminate_backend(pid)",
+        // Materialized first: the planner may otherwise call
+        // pg_terminate_backend before the datname filter, on any backend,
+        // this connection included.
+        "WITH server AS MATERIALIZED (SELECT pid FROM pg_stat_activity \
+         WHERE datname = '{}' AND pid <> pg_backend_pid()) \
+         SELECT pid FROM server WHERE pg_terminate_backend(pid)",
         db.name()
     ))
     .load(&mut conn)
