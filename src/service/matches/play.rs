@@ -153,7 +153,7 @@ pub fn finish(
         ladders::apply_result(conn, &game, now, growth)?;
     }
     if row.mode == Mode::Tournament {
-        crate::service::tournaments::arena::record_end(conn, &row.id, winner, now)?;
+        crate::service::tournaments::tally::record_end(conn, &row.id, winner, now)?;
     }
     Ok(())
 }

@@ -12,9 +12,10 @@
 //! under that lock, so nobody is ever seated in two of its games at once.
 //!
 //! Each entrant's running totals (points, streak, performance, seats, last
-//! opponent: the core's [`Tally`]) are kept on their entry and updated by
-//! [`record_end`] in the transaction that ends each game, so a pass and the
-//! standings read the entrants and never replay the games (a pass would
+//! opponent: the core's [`Tally`](core::Tally)) are kept on their entry and
+//! updated by [`record_end`](super::tally::record_end) in the transaction
+//! that ends each game, so a pass and the standings read the entrants and
+//! never replay the games (a pass would
 //! otherwise grow with the arena's history). The games stay the record:
 //! the games list scores each one by replaying them, and the tests check
 //! that the standings' totals equal those sums.
@@ -33,12 +34,10 @@ use crate::rules::Seat;
 use crate::store::DbConnection;
 use crate::store::matches as match_store;
 use crate::store::ratings;
-use crate::store::tournaments::{
-    self as store, EntrantRow, GameRow, TallyRow, TimedGame, TournamentRow,
-};
+use crate::store::tournaments::{self as store, EntrantRow, GameRow, TimedGame, TournamentRow};
 use crate::time::{Millis, rfc3339};
-use crate::tournament::arena::{self as core, Arena, Ending, PoolPass, Standing, Tally, Waiting};
-use crate::tournament::{GameResult, SeatHistory};
+use crate::tournament::GameResult;
+use crate::tournament::arena::{self as core, Arena, PoolPass, Standing, Waiting};
 
 use super::super::accounts::Player;
 use super::super::matches::create;
@@ -47,6 +46,7 @@ use super::super::matches::record::{MatchRecord, seat_str};
 use super::super::matches::state::MatchState;
 use super::super::{ConflictCode, Context, Error, Result, ladders, matches};
 use super::feed::PairingEvent;
+use super::tally::{tally_of, tally_row};
 use super::{Kind, PlayerRef, Status, game_spec};
 
 /// How often a running arena's pool is paired.
@@ -161,57 +161,6 @@ fn finish(row: &mut TournamentRow, now: Millis) {
     row.next_at = None;
 }
 
-/// A stored seat (`x`/`o`).
-fn seat_of(text: Option<&str>) -> Option<Seat> {
-    match text? {
-        "x" => Some(Seat::X),
-        "o" => Some(Seat::O),
-        _ => None,
-    }
-}
-
-/// Stored totals in the core's form (a negative count is a corrupt record).
-fn tally_of(row: &TallyRow) -> Result<Tally> {
-    let n = |v: i32| u32::try_from(v).map_err(|_| Error::Internal("negative arena total".into()));
-    Ok(Tally {
-        points: n(row.points)?,
-        games: n(row.games)?,
-        wins: n(row.wins)?,
-        draws: n(row.draws)?,
-        losses: n(row.losses)?,
-        berserks: n(row.berserks)?,
-        streak: n(row.streak)?,
-        performance_sum: row.performance_sum,
-        seats: SeatHistory {
-            x_games: n(row.x_games)?,
-            o_games: n(row.o_games)?,
-            last: seat_of(row.last_seat.as_deref()),
-        },
-        last_opponent: row.last_opponent_id.clone(),
-        last_end: row.last_end_at,
-    })
-}
-
-/// The core's totals as stored.
-fn tally_row(t: &Tally) -> TallyRow {
-    let n = |v: u32| i32::try_from(v).unwrap_or(i32::MAX);
-    TallyRow {
-        points: n(t.points),
-        games: n(t.games),
-        wins: n(t.wins),
-        draws: n(t.draws),
-        losses: n(t.losses),
-        berserks: n(t.berserks),
-        streak: n(t.streak),
-        performance_sum: t.performance_sum,
-        x_games: n(t.seats.x_games),
-        o_games: n(t.seats.o_games),
-        last_seat: t.seats.last.map(|s| seat_str(s).to_owned()),
-        last_opponent_id: t.last_opponent.clone(),
-        last_end_at: t.last_end,
-    }
-}
-
 /// An entrant as the core sees it.
 fn core_entrant(e: &EntrantRow) -> core::Entrant {
     core::Entrant {
@@ -219,49 +168,6 @@ fn core_entrant(e: &EntrantRow) -> core::Entrant {
         rating: e.rating,
         withdrawn: e.withdrawn,
     }
-}
-
-/// Adds a game that just ended (`winner`, at `at`) to its players' arena
-/// totals, if it is an arena game: called in the transaction that ends the
-/// match, with the match locked. Entrants are locked in player order, so two
-/// games ending at once never deadlock; a player sits in one of an arena's
-/// games at a time, so nothing else waits on them but a withdrawal.
-///
-/// # Errors
-/// Database errors; corrupt totals.
-pub fn record_end(
-    conn: &mut DbConnection,
-    match_id: &str,
-    winner: Option<Seat>,
-    at: Millis,
-) -> Result<()> {
-    let Some((game, ends_at)) = store::arena_game(conn, match_id)? else {
-        return Ok(());
-    };
-    let tid = &game.tournament_id;
-    let rows = store::lock_entrants(conn, tid, &[&game.x_player_id, &game.o_player_id])?;
-    let find = |id: &str| rows.iter().find(|e| e.player_id == id);
-    // An entrant deleted with their account: nothing left to total.
-    let (Some(x), Some(o)) = (find(&game.x_player_id), find(&game.o_player_id)) else {
-        return Ok(());
-    };
-    for (me, them, seat, berserk) in [
-        (x, o, Seat::X, game.x_berserk),
-        (o, x, Seat::O, game.o_berserk),
-    ] {
-        let mut tally = tally_of(&me.tally)?;
-        tally.record(&Ending {
-            seat,
-            opponent: &them.player_id,
-            opponent_rating: them.rating,
-            result: GameResult::from_winner(winner),
-            berserk,
-            at,
-            ends_at: ends_at.unwrap_or(Millis::MAX),
-        });
-        store::save_tally(conn, tid, &me.player_id, &tally_row(&tally))?;
-    }
-    Ok(())
 }
 
 /// Rebuilds every entrant's totals of a locked arena from its games (an

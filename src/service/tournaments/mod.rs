@@ -15,6 +15,7 @@ pub mod feed;
 pub mod read;
 pub mod registration;
 pub mod run;
+pub mod tally;
 
 use serde::Serialize;
 use utoipa::ToSchema;
