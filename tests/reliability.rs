@@ -1192,12 +1192,16 @@ async fn connections_the_database_dropped_cost_at_most_one_failed_request() {
         uttt::store::TEST_AFTER_IDLE + Duration::from_millis(300),
     ] {
         // Several requests at once, so that the pool holds several connections.
-        let burst = (0..8).map(|_| get_ok(&http, &me, Some(&p.token)));
+        let burst = (0..8).map(|_| try_call(&http, "GET", &me, None, Some(&p.token)));
+        let statuses: Vec<Option<u16>> = futures_util::future::join_all(burst)
+            .await
+            .into_iter()
+            .map(|r| r.map(|r| r.status.as_u16()))
+            .collect();
         assert!(
-            futures_util::future::join_all(burst)
-                .await
-                .iter()
-                .all(Option::is_some)
+            statuses.iter().all(|s| *s == Some(200)),
+            "before the pause of {pause:?}: {statuses:?}; log:\n{}",
+            server.log_tail()
         );
         tokio::time::sleep(pause).await;
         assert!(drop_connections(&admin_url, &setup.db) > 0);
