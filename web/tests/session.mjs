@@ -15,16 +15,20 @@ await run('session', async (browser) => {
 
   await step('a taken username and a wrong password are shown as the server words them', async () => {
     const other = await open(browser);
+    // Each form is found by its name before it is filled: the link only
+    // changes the hash, and the new form replaces the old one a moment later.
     await other.getByRole('link', { name: 'Sign up' }).first().click();
-    await other.getByLabel('Username').fill(name.toUpperCase());
-    await other.getByLabel('Password').fill(PASSWORD);
-    await other.getByRole('button', { name: 'Sign up' }).click();
-    await other.locator('.form-error', { hasText: /taken/i }).waitFor();
+    const signUp = other.getByRole('form', { name: 'Sign up' });
+    await signUp.getByLabel('Username').fill(name.toUpperCase());
+    await signUp.getByLabel('Password').fill(PASSWORD);
+    await signUp.getByRole('button', { name: 'Sign up' }).click();
+    await signUp.locator('.form-error', { hasText: /taken/i }).waitFor();
     await other.getByRole('link', { name: 'Log in' }).last().click();
-    await other.getByLabel('Username').fill(name);
-    await other.getByLabel('Password').fill('not the password');
-    await other.getByRole('button', { name: 'Log in' }).click();
-    await other.locator('.form-error', { hasText: /invalid|credentials/i }).waitFor();
+    const logIn = other.getByRole('form', { name: 'Log in' });
+    await logIn.getByLabel('Username').fill(name);
+    await logIn.getByLabel('Password').fill('not the password');
+    await logIn.getByRole('button', { name: 'Log in' }).click();
+    await logIn.locator('.form-error', { hasText: /invalid|credentials/i }).waitFor();
     other.check();
     await other.context().close();
   });
