@@ -3,7 +3,7 @@
 use diesel::prelude::*;
 
 use super::connection::execute_on_backend;
-use super::schema::players;
+use super::schema::{match_players, matches, players};
 use super::{DbConnection, StoreError};
 
 /// A stored player.
@@ -145,12 +145,57 @@ pub fn set_role(conn: &mut DbConnection, username: &str, role: &str) -> Result<b
     Ok(updated == 1)
 }
 
-/// Deletes a player (and, by cascade, their refresh tokens).
+/// Deletes a player (and, by cascade, their refresh tokens, seats, ratings
+/// and entries). Their matches stay, the other player's record, with the
+/// deleted player's seat emptied (`x_player_id`/`o_player_id` NULL): on
+/// PostgreSQL `matches` has no key to `players` that would do it (issue 21:
+/// `match_players.player_id` alone checks a new match's players), so it is
+/// done here, in one transaction, through the player's `match_players` rows
+/// before their cascade removes them.
 ///
 /// # Errors
 /// Database errors.
 pub fn delete(conn: &mut DbConnection, id: &str) -> Result<bool, StoreError> {
-    Ok(diesel::delete(players::table.find(id)).execute(conn)? == 1)
+    conn.transaction::<_, StoreError, _>(|conn| {
+        // The player's row first (PostgreSQL): a match being created for
+        // them has either committed, and its seats are emptied below, or
+        // waits on this lock and then fails the key of `match_players`.
+        // SQLite runs one writer at a time.
+        if let DbConnection::Pg(pg) = conn {
+            let found = players::table
+                .find(id)
+                .select(players::id)
+                .for_update()
+                .first::<String>(pg)
+                .optional()?;
+            if found.is_none() {
+                return Ok(false);
+            }
+        }
+        // Empties one seat column of the matches where the player sits in it.
+        macro_rules! empty_seat {
+            ($column:expr) => {
+                execute_on_backend!(
+                    conn,
+                    diesel::update(
+                        matches::table
+                            .filter(
+                                matches::id.eq_any(
+                                    match_players::table
+                                        .filter(match_players::player_id.eq(id))
+                                        .select(match_players::match_id),
+                                ),
+                            )
+                            .filter($column.eq(id)),
+                    )
+                    .set($column.eq(None::<String>))
+                )?
+            };
+        }
+        empty_seat!(matches::x_player_id);
+        empty_seat!(matches::o_player_id);
+        Ok(execute_on_backend!(conn, diesel::delete(players::table.find(id)))? == 1)
+    })
 }
 
 /// Players whose lower-cased name starts with `prefix` (lower case), by name,

@@ -249,6 +249,30 @@ both_backends! {
         app.play(&other, &id, 2, "0.4").await.expect_problem(403, "forbidden");
     }
 
+    async fn deleting_a_player_empties_their_seats_and_keeps_their_matches(app: TestApp) {
+        let (x, o) = (app.register("nadia").await, app.register("oscar").await);
+        // Nadia sits X in a finished match and O in an unfinished one.
+        let done = app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
+        app.play_script(&x, &o, &done, &["0", "3", "1", "4", "2"]).await;
+        let open = app.room_match(&o, &x, 1, json!({"kind": "none"})).await;
+        let gone = x.id.clone();
+        let deleted = app.ctx.db.run(move |conn| uttt::store::players::delete(conn, &gone)).await.unwrap();
+        assert!(deleted);
+        for (id, kept_x, kept_o) in [(&done, None, Some(o.id.clone())), (&open, Some(o.id.clone()), None)] {
+            let id = id.clone();
+            let row = app.ctx.db.run(move |conn| uttt::store::matches::get(conn, &id)).await.unwrap().unwrap();
+            let seats = (row.x_player_id.map(|p| p.to_string()), row.o_player_id.map(|p| p.to_string()));
+            assert_eq!(seats, (kept_x, kept_o), "only the deleted player's seat is empty");
+        }
+        // Oscar's record keeps the finished match.
+        let list = app.get("/api/v1/players/oscar/matches", Some(&o.token)).await;
+        list.expect(200);
+        assert_eq!(list.body["items"][0]["id"], done.as_str());
+        app.get(&format!("/api/v1/matches/{done}"), Some(&o.token)).await.expect(200);
+        let again = x.id.clone();
+        assert!(!app.ctx.db.run(move |conn| uttt::store::players::delete(conn, &again)).await.unwrap());
+    }
+
     async fn admin_promotion_changes_the_role(app: TestApp) {
         let p = app.register("ivan").await;
         let name = p.username.clone();
