@@ -7,19 +7,11 @@
 use crate::rules::Seat;
 use crate::service::{Error, Result};
 use crate::store::DbConnection;
+use crate::store::kinds::StoredSeat;
 use crate::store::tournaments::{self as store, TallyRow};
 use crate::time::Millis;
 use crate::tournament::arena::{Ending, Tally};
 use crate::tournament::{GameResult, SeatHistory};
-
-/// A stored seat (`x`/`o`).
-fn seat_of(text: Option<&str>) -> Option<Seat> {
-    match text? {
-        "x" => Some(Seat::X),
-        "o" => Some(Seat::O),
-        _ => None,
-    }
-}
 
 /// Stored totals in the core's form (a negative count is a corrupt record).
 pub(super) fn tally_of(row: &TallyRow) -> Result<Tally> {
@@ -36,7 +28,11 @@ pub(super) fn tally_of(row: &TallyRow) -> Result<Tally> {
         seats: SeatHistory {
             x_games: n(row.x_games)?,
             o_games: n(row.o_games)?,
-            last: seat_of(row.last_seat.as_deref()),
+            last: row
+                .last_seat
+                .as_deref()
+                .and_then(StoredSeat::parse)
+                .map(|s| s.0),
         },
         last_opponent: row.last_opponent_id.clone(),
         last_end: row.last_end_at,
@@ -57,13 +53,7 @@ pub(super) fn tally_row(t: &Tally) -> TallyRow {
         performance_sum: t.performance_sum,
         x_games: n(t.seats.x_games),
         o_games: n(t.seats.o_games),
-        last_seat: t.seats.last.map(|s| {
-            match s {
-                Seat::X => "x",
-                Seat::O => "o",
-            }
-            .to_owned()
-        }),
+        last_seat: t.seats.last.map(|s| StoredSeat(s).as_str().to_owned()),
         last_opponent_id: t.last_opponent.clone(),
         last_end_at: t.last_end,
     }
