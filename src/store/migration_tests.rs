@@ -76,10 +76,11 @@ where
         "before the migration the mode check refuses `tournament`"
     );
 
+    // Only this migration: later ones change the keys checked below.
     let applied = conn
-        .run_pending_migrations(migrations())
+        .run_next_migration(migrations())
         .expect("the migration applies to a database with matches");
-    assert!(applied.contains(&MigrationVersion::from(VERSION)));
+    assert_eq!(applied, MigrationVersion::from(VERSION));
 
     let touch = |mode: &str| format!("UPDATE matches SET mode = mode WHERE mode = '{mode}'");
     assert_eq!(count(conn, &touch("casual")), 1, "m1 stays casual");
@@ -125,6 +126,28 @@ where
     assert_eq!(
         count(conn, "DELETE FROM tournament_games WHERE match_id = 'm2'"),
         0
+    );
+
+    // The migrations after it apply to the same rows, and a seat still
+    // needs an existing player (PostgreSQL dropped the seats' `match_id`
+    // key, issue 21, and keeps this one).
+    conn.run_pending_migrations(migrations())
+        .expect("the later migrations apply");
+    assert_eq!(
+        count(
+            conn,
+            "DELETE FROM match_players WHERE match_id = 'm1' AND seat = 'x'"
+        ),
+        1
+    );
+    assert!(
+        diesel::sql_query(
+            "INSERT INTO match_players (match_id, seat, player_id, created_at) \
+             VALUES ('m1', 'x', 'nobody', 1)"
+        )
+        .execute(conn)
+        .is_err(),
+        "a seat of no player is refused"
     );
 }
 

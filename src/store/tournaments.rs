@@ -556,7 +556,10 @@ fn timed(rows: Vec<(GameRow, MatchStatus, Option<StoredSeat>, Option<i64>)>) -> 
         .collect()
 }
 
-/// Every game of a tournament with its match's end, oldest first.
+/// Every game of a tournament with its match's end, oldest first: by
+/// round and board (a Swiss round's games after the round before; an
+/// arena's boards number its games in the order they were paired), the
+/// order of the `(tournament_id, round, board)` unique index.
 ///
 /// # Errors
 /// Database errors.
@@ -567,10 +570,7 @@ pub fn games_timed(
     let rows = tournament_games::table
         .inner_join(matches::table)
         .filter(tournament_games::tournament_id.eq(tournament_id))
-        .order((
-            tournament_games::created_at.asc(),
-            tournament_games::match_id.asc(),
-        ))
+        .order((tournament_games::round.asc(), tournament_games::board.asc()))
         .select((
             GameRow::as_select(),
             matches::status,
@@ -674,14 +674,14 @@ pub fn entrant_rows(
     conn: &mut DbConnection,
     tournament_id: &str,
 ) -> Result<Vec<EntrantRow>, StoreError> {
-    Ok(tournament_players::table
+    let mut rows = tournament_players::table
         .filter(tournament_players::tournament_id.eq(tournament_id))
-        .order((
-            tournament_players::joined_at.asc(),
-            tournament_players::player_id.asc(),
-        ))
         .select(EntrantRow::as_select())
-        .load(conn)?)
+        .load::<EntrantRow>(conn)?;
+    // Sorted here, by bytes: PostgreSQL compares the ids through the
+    // database's collation, a third of this read for 2,000 entrants.
+    rows.sort_unstable_by(|a, b| (a.joined_at, &a.player_id).cmp(&(b.joined_at, &b.player_id)));
+    Ok(rows)
 }
 
 /// Locks some entrants for this transaction (`FOR UPDATE` on PostgreSQL;
