@@ -23,7 +23,9 @@ Exit status 0 when everything agrees. Standard library only.
     python3 scripts/arena-bots.py --uttt target/release/uttt --bots 100
     # PostgreSQL + Redis: DATABASE_URL=postgres://… REDIS_URL=redis://… python3 scripts/arena-bots.py …
 
-API.md allows arenas of 10 minutes to a day, so --duration-ms is 600000 at least.
+API.md allows arenas of 10 minutes to a day. A shorter --duration-ms (down
+to 60000) starts the server with UTTT_ARENA_MIN_DURATION_MS set to it, the
+operator's setting for short events; with --server, that server must allow it.
 """
 
 import argparse
@@ -82,7 +84,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def start_server(uttt, data_dir):
+def start_server(uttt, data_dir, duration_ms):
     port = free_port()
     env = dict(os.environ)
     env.update({
@@ -93,6 +95,8 @@ def start_server(uttt, data_dir):
         "UTTT_LOG_FORMAT": "json",
         "RUST_LOG": env.get("RUST_LOG", "warn"),
     })
+    if duration_ms < 600000:
+        env["UTTT_ARENA_MIN_DURATION_MS"] = str(duration_ms)
     log_file = open(os.path.join(data_dir, "server.log"), "w")
     proc = subprocess.Popen([uttt, "serve"], env=env, stdout=log_file, stderr=log_file)
     server = f"http://127.0.0.1:{port}"
@@ -187,7 +191,7 @@ def main():
     server_proc = None
     server = args.server
     if not server:
-        server_proc, server = start_server(args.uttt, data_dir)
+        server_proc, server = start_server(args.uttt, data_dir, args.duration_ms)
     bots = []
     try:
         tag = format(rng.getrandbits(24), "06x")

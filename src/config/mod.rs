@@ -110,6 +110,10 @@ pub struct Config {
     pub rating_growth: crate::rating::Growth,
     /// Engine analysis of finished matches: time per position, queue bound.
     pub analysis: AnalysisConfig,
+    /// The shortest arena a player may create, in ms
+    /// (`UTTT_ARENA_MIN_DURATION_MS`): API.md's 10 minutes unless the
+    /// operator lowers it, to 1 minute at least, for short club events.
+    pub arena_min_duration_ms: i64,
 }
 
 impl Config {
@@ -293,7 +297,25 @@ impl Config {
                 ),
                 queue: cap("UTTT_ANALYSIS_QUEUE", 32)?,
             },
+            arena_min_duration_ms: arena_min_duration(&get)?,
         })
+    }
+}
+
+/// API.md's shortest arena (10 minutes), and how far an operator may lower it.
+pub const ARENA_MIN_DURATION_MS: (i64, i64) = (600_000, 60_000);
+
+/// `UTTT_ARENA_MIN_DURATION_MS`: 1 minute to 10 minutes, default 10.
+fn arena_min_duration(get: &impl Fn(&str) -> Option<String>) -> Result<i64, ConfigError> {
+    let (api, floor) = ARENA_MIN_DURATION_MS;
+    let name = "UTTT_ARENA_MIN_DURATION_MS";
+    let ms = number(get, name, api.unsigned_abs())?;
+    match i64::try_from(ms) {
+        Ok(ms) if (floor..=api).contains(&ms) => Ok(ms),
+        _ => Err(ConfigError {
+            name,
+            message: format!("must be {floor} to {api} (ms), got {ms}"),
+        }),
     }
 }
 

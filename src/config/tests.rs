@@ -311,3 +311,14 @@ fn analysis_time_per_position_and_queue_bound_are_read() {
     let err = config(&[("UTTT_ANALYSIS_QUEUE", "many")]).unwrap_err();
     assert_eq!(err.name, "UTTT_ANALYSIS_QUEUE");
 }
+
+#[test]
+fn the_shortest_arena_is_api_md_s_unless_the_operator_lowers_it() {
+    assert_eq!(config(&[]).unwrap().arena_min_duration_ms, 600_000);
+    let c = config(&[("UTTT_ARENA_MIN_DURATION_MS", "300000")]).unwrap();
+    assert_eq!(c.arena_min_duration_ms, 300_000);
+    for refused in ["59999", "600001", "-1", "five minutes"] {
+        let err = config(&[("UTTT_ARENA_MIN_DURATION_MS", refused)]).unwrap_err();
+        assert_eq!(err.name, "UTTT_ARENA_MIN_DURATION_MS", "{refused}");
+    }
+}

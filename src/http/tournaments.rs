@@ -53,7 +53,8 @@ pub struct CreateTournamentBody {
     #[serde(default)]
     #[schema(minimum = 1, maximum = 30, example = 5)]
     pub rounds: Option<i64>,
-    /// Arena (required there, refused for a Swiss): how long it runs, 600000..=86400000 ms.
+    /// Arena (required there, refused for a Swiss): how long it runs, 600000..=86400000 ms
+    /// (an operator may lower the shortest with `UTTT_ARENA_MIN_DURATION_MS`).
     #[serde(default)]
     #[schema(minimum = 600000, maximum = 86400000, example = 3600000)]
     pub duration_ms: Option<i64>,

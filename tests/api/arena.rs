@@ -27,6 +27,15 @@ async fn without_worker(backend: Backend) -> Option<TestApp> {
     Some(TestApp::start(config).await)
 }
 
+/// Like [`without_worker`], on a server whose operator allows arenas of
+/// 5 minutes (`UTTT_ARENA_MIN_DURATION_MS`).
+async fn five_minute_arenas(backend: Backend) -> Option<TestApp> {
+    let mut config = TestConfig::new(backend)?;
+    config.config.workers.tournaments = false;
+    config.config.arena_min_duration_ms = 300_000;
+    Some(TestApp::start(config).await)
+}
+
 /// Depth 1, 10 minutes, a one-hour clock (time only moves when a test says).
 fn arena_settings(name: &str) -> Value {
     json!({"name": name, "kind": "arena", "depth": 1, "duration_ms": 600000,
@@ -451,5 +460,22 @@ both_backends! {
         }).await.unwrap();
         assert!(tallied, "the pass rebuilt the totals");
         assert_eq!(standings(&app, &id).await, before);
+    }
+}
+
+both_backends! {
+    with five_minute_arenas;
+
+    async fn an_operator_may_allow_shorter_arenas(app: TestApp) {
+        let dir = app.quick_player("director").await;
+        let mut short = arena_settings("Five");
+        short["duration_ms"] = json!(299_999);
+        let bad = app.post("/api/v1/tournaments", &short, Some(&dir.token)).await;
+        bad.expect_problem(422, "validation_failed");
+        assert!(bad.body["errors"][0]["message"].as_str().unwrap_or_default().contains("300000"), "{:?}", bad.body);
+        short["duration_ms"] = json!(300_000);
+        let made = app.post("/api/v1/tournaments", &short, Some(&dir.token)).await;
+        made.expect(201);
+        assert_eq!(made.body["duration_ms"], 300000);
     }
 }

@@ -83,7 +83,7 @@ function createCard(go) {
     field('Rounds', h('input', { name: 'rounds', type: 'number', min: 1, max: 30, value: 5 })),
     field('Pause between rounds (seconds)', h('input', { name: 'round_pause_s', type: 'number', min: 0, max: 3600, value: 10 })));
   const arena = h('div', { class: 'stack' },
-    field('Duration (minutes)', h('input', { name: 'duration_min', type: 'number', min: 10, max: 1440, value: 60 })));
+    field('Duration (minutes)', h('input', { name: 'duration_min', type: 'number', min: 1, max: 1440, value: 60 })));
   const form = h('form', { class: 'stack', 'aria-label': 'Create a tournament' },
     field('Name', h('input', { name: 'name', required: true, maxlength: 80, autocomplete: 'off' })),
     field('Kind', kindSelect),

@@ -51,8 +51,9 @@ use super::{Kind, PlayerRef, Status, game_spec};
 
 /// How often a running arena's pool is paired.
 pub const PASS_EVERY_MS: Millis = 1_000;
-/// Durations allowed (API.md: 10 minutes to a day).
-pub const DURATION_MS: (i64, i64) = (600_000, 86_400_000);
+/// Durations allowed (API.md: 10 minutes to a day; the operator may lower
+/// the shortest, `Config::arena_min_duration_ms`).
+pub const DURATION_MS: (i64, i64) = (crate::config::ARENA_MIN_DURATION_MS.0, 86_400_000);
 
 /// An arena replayed from its games (the games list, and the standings of
 /// an arena whose totals are incomplete).

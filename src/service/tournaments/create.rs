@@ -117,12 +117,14 @@ fn swiss_settings(
     (Some(rounds), round_pause_ms, None)
 }
 
-/// An arena's duration (and no rounds or pause).
+/// An arena's duration, `min_duration_ms` (the configured shortest) to a
+/// day, and no rounds or pause.
 fn arena_settings(
     spec: &NewTournament,
+    min_duration_ms: i64,
     errors: &mut Vec<FieldError>,
 ) -> (Option<u32>, i64, Option<i64>) {
-    let (min, max) = DURATION_MS;
+    let (min, max) = (min_duration_ms, DURATION_MS.1);
     match spec.duration_ms {
         Some(d) if (min..=max).contains(&d) => {}
         Some(_) => errors.push(FieldError::new(
@@ -191,7 +193,7 @@ fn row_of(
     }
     let (rounds, round_pause_ms, duration_ms) = match spec.kind {
         Kind::Swiss => swiss_settings(&spec, &mut errors),
-        Kind::Arena => arena_settings(&spec, &mut errors),
+        Kind::Arena => arena_settings(&spec, ctx.config.arena_min_duration_ms, &mut errors),
     };
     if spec.starts_at.is_some_and(|at| at < now) {
         errors.push(FieldError::new("starts_at", "must not be in the past"));
