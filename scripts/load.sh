@@ -50,6 +50,21 @@ echo "idle server RSS after start: $(rss "$server")"
 LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" LOAD_RATE="${RATE:-0}" \
   cargo bench --locked --quiet --bench load_moves
 
+# The server's own view of the moves (from the request's arrival in the
+# server to its response head): where the client's latency differs, the
+# time went before the server saw the request (the kernel, the client).
+curl -s "$base/metrics" | awk '
+  /^uttt_http_request_duration_seconds_bucket/ && /method="POST"/ && /\/moves"/ {
+    le = $0; sub(/.*le="/, "", le); sub(/".*/, "", le); n = $NF + 0
+    les[++k] = le; ns[k] = n; if (le == "+Inf") total = n
+  }
+  END {
+    if (!total) exit
+    line = "server-side move latency (" total " moves):"
+    for (i = 1; i <= k; i++) if (les[i] != "+Inf") line = line sprintf(" <=%gms %.2f%%", les[i] * 1000, 100 * ns[i] / total)
+    print line
+  }'
+
 # Streams and games of the run are over; give the workers a few rounds.
 sleep 10
 echo "idle server RSS 10 s after the load: $(rss "$server")"
