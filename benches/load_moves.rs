@@ -25,7 +25,10 @@
 //! arrival, so queueing, in the server or for a free game, counts: a closed
 //! loop hides it, sending only when an answer came back. Give it games to
 //! spare (in flight ≈ rate × latency); the arrivals that found no free game
-//! at once are counted and printed.
+//! at once are counted and printed. Before its clock starts, the open loop
+//! spreads the games over a match's length (see `stagger`): started
+//! together, they would all end, and ask for their rematches, in the same
+//! second, a burst no real server sees and not part of the arrival rate.
 //!
 //! Run: `cargo bench --bench load_moves` (with the server started separately).
 //!
@@ -308,12 +311,110 @@ struct OpenStats {
     dropped: usize,
 }
 
+/// The server's own histogram of accepted and refused moves (`/metrics`:
+/// upper bound in seconds, cumulative count), from a request's arrival in
+/// the server to its response head.
+async fn server_moves_histogram(client: &awc::Client, base: &str) -> Vec<(String, u64)> {
+    let Ok(mut response) = client.get(format!("{base}/metrics")).send().await else {
+        return Vec::new();
+    };
+    let body = response.body().limit(16 << 20).await.unwrap_or_default();
+    String::from_utf8_lossy(&body)
+        .lines()
+        .filter(|l| {
+            l.starts_with("uttt_http_request_duration_seconds_bucket")
+                && l.contains("method=\"POST\"")
+                && l.contains("/moves\"")
+        })
+        .filter_map(|l| {
+            let le = l.split("le=\"").nth(1)?.split('"').next()?.to_owned();
+            let n = l.rsplit(' ').next()?.parse().ok()?;
+            Some((le, n))
+        })
+        .collect()
+}
+
+/// The share of the moves between two histogram readings under each bound.
+fn histogram_between(before: &[(String, u64)], after: &[(String, u64)]) -> String {
+    let count =
+        |h: &[(String, u64)], le: &str| h.iter().find(|(l, _)| l == le).map_or(0, |(_, n)| *n);
+    let total = count(after, "+Inf").saturating_sub(count(before, "+Inf"));
+    let shares: Vec<String> = after
+        .iter()
+        .filter(|(le, _)| le != "+Inf")
+        .map(|(le, n)| {
+            let under = n.saturating_sub(count(before, le));
+            let ms = le.parse::<f64>().unwrap_or(f64::NAN) * 1000.0;
+            format!(
+                "<={ms}ms {:.2}%",
+                100.0 * under as f64 / total.max(1) as f64
+            )
+        })
+        .collect();
+    format!("{total} moves: {}", shares.join(" "))
+}
+
+/// Plies a random match lasts, about: [`stagger`] spreads the games over it.
+const STAGGER_PLIES: usize = 50;
+
+/// Before an open loop's clock starts: game `i` of `n` plays `i ×
+/// STAGGER_PLIES / n` random moves (a rematch when its match ends), so the
+/// games are spread over a match's length instead of all ending, and asking
+/// for their rematches, in the same second, as no real server's games do;
+/// returns each game with its state, read here instead of by all the games
+/// at once when the clock starts.
+async fn stagger(client: &awc::Client, base: &str, games: Vec<Game>) -> Vec<(Game, Value)> {
+    let n = games.len().max(1);
+    let tasks: Vec<_> = games
+        .into_iter()
+        .enumerate()
+        .map(|(i, mut game)| {
+            let (client, base) = (client.clone(), base.to_owned());
+            actix_rt::spawn(async move {
+                let mut rng = i as u64 * 104_729 + 3;
+                let url = |game: &Game| format!("{base}/api/v1/matches/{}", game.match_id);
+                let (_, mut state) = get(&client, &url(&game), &game.tokens[0]).await;
+                for _ in 0..i * STAGGER_PLIES / n {
+                    if state["status"] != "active" {
+                        rematch(&client, &base, &mut game).await;
+                        (_, state) = get(&client, &url(&game), &game.tokens[0]).await;
+                        continue;
+                    }
+                    let Some((who, address)) =
+                        choose(&state, [&game.ids[0], &game.ids[1]], &mut rng)
+                    else {
+                        break;
+                    };
+                    let (status, body) = post(
+                        &client,
+                        &format!("{}/moves", url(&game)),
+                        Some(&game.tokens[who]),
+                        &json!({"ply": state["ply"], "address": address}),
+                    )
+                    .await;
+                    if status == 200 {
+                        state = body;
+                    } else {
+                        (_, state) = get(&client, &url(&game), &game.tokens[0]).await;
+                    }
+                }
+                (game, state)
+            })
+        })
+        .collect();
+    let mut staggered = Vec::with_capacity(tasks.len());
+    for t in tasks {
+        staggered.push(t.await.expect("staggering a game"));
+    }
+    staggered
+}
+
 /// One game of the open loop: takes the next arrival when it is free, plays
 /// a random legal move for it, and starts a rematch when a match ends.
 async fn open_loop_game(
     client: awc::Client,
     base: String,
-    mut game: Game,
+    (mut game, mut state): (Game, Value),
     arrivals: Arrivals,
     until: Instant,
     seed: u64,
@@ -321,7 +422,6 @@ async fn open_loop_game(
     let mut stats = OpenStats::default();
     let mut rng = seed | 1;
     let state_url = |game: &Game| format!("{base}/api/v1/matches/{}", game.match_id);
-    let (_, mut state) = get(&client, &state_url(&game), &game.tokens[0]).await;
     loop {
         if state["status"] != "active" && Instant::now() < until {
             rematch(&client, &base, &mut game).await;
@@ -368,7 +468,7 @@ async fn open_loop_game(
 async fn open_loop(
     client: &awc::Client,
     base: &str,
-    games: Vec<Game>,
+    games: Vec<(Game, Value)>,
     rate: f64,
     until: Instant,
 ) -> (Vec<f64>, usize) {
@@ -591,14 +691,20 @@ fn main() {
         for i in 0..games {
             set.push(setup(&client, &base, &tag, i).await);
         }
+        let mixed = env("LOAD_MIXED", 0u8) == 1;
+        let rate = Some(env("LOAD_RATE", 0.0f64)).filter(|r| *r > 0.0);
+        let mut staggered = Vec::new();
+        if rate.is_some() {
+            staggered = stagger(&client, &base, std::mem::take(&mut set)).await;
+            eprintln!("open loop: the games spread over {STAGGER_PLIES} plies before the clock starts");
+        }
         eprintln!("{games} games ready; playing for {secs} s against {base}");
         let until = Instant::now() + Duration::from_secs(secs);
         let started = Instant::now();
-        let mixed = env("LOAD_MIXED", 0u8) == 1;
-        let rate = Some(env("LOAD_RATE", 0.0f64)).filter(|r| *r > 0.0);
         assert!(!(mixed && rate.is_some()), "LOAD_RATE is for moves alone, not with LOAD_MIXED");
         let pid: Option<u32> = std::env::var("LOAD_PID").ok().and_then(|v| v.parse().ok());
         let cpu_before = cpu_snapshot(pid);
+        let histogram_before = server_moves_histogram(&client, &base).await;
         // One RSS reading a second, to show whether memory stays flat.
         let sampler = pid.map(|pid| {
             actix_rt::spawn(async move {
@@ -624,7 +730,7 @@ fn main() {
         let mut all = Vec::new();
         let mut errors = 0;
         if let Some(rate) = rate {
-            (all, errors) = open_loop(&client, &base, set, rate, until).await;
+            (all, errors) = open_loop(&client, &base, staggered, rate, until).await;
         } else {
             let tasks: Vec<_> = set
                 .into_iter()
@@ -645,6 +751,7 @@ fn main() {
         }
         let elapsed = started.elapsed().as_secs_f64();
         let cpu_after = cpu_snapshot(pid);
+        let histogram_after = server_moves_histogram(&client, &base).await;
         all.sort_by(f64::total_cmp);
         if let Some(events) = &events {
             let mut login_count = 0;
@@ -681,6 +788,12 @@ fn main() {
             })
             .collect();
         println!("CPU in {elapsed:.1} s: {}", spent.join(", "));
+        // Where the client's latency differs, the time went before the
+        // server saw the request (the kernel, the client).
+        println!(
+            "server-side move latency (from /metrics, this run's moves): {}",
+            histogram_between(&histogram_before, &histogram_after)
+        );
         println!(
             "{} moves in {elapsed:.1} s = {:.0} moves/s; latency p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms; {errors} refused",
             all.len(),

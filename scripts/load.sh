@@ -7,6 +7,8 @@
 #   scripts/load.sh [SECONDS] [GAMES]     # default 180 s, 64 games; MIXED=1 for mixed traffic
 #
 # RATE=N makes the moves an open loop at N moves/s (see benches/load_moves.rs).
+# SERVER_LOG=FILE keeps the server's log there (slow moves and slow database
+# calls are logged with where their time went).
 #
 # PGHOST/PGUSER (default 127.0.0.1/postgres) and REDIS_URL (default
 # redis://127.0.0.1:6379) name the services. Everything runs on this machine,
@@ -37,6 +39,7 @@ DATABASE_URL="postgres://$user@$host:5432/$db" REDIS_URL="$redis" UTTT_REDIS_PRE
 server=$!
 cleanup() {
   kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
+  if [ -n "${SERVER_LOG:-}" ]; then cp "$data/server.log" "$SERVER_LOG"; fi
   redis-cli -u "$redis" --scan --pattern "$prefix*" | xargs -r redis-cli -u "$redis" del >/dev/null
   psql -qX -h "$host" -U "$user" -d postgres -c "DROP DATABASE IF EXISTS $db"
   rm -rf "$data"
@@ -49,21 +52,6 @@ echo "idle server RSS after start: $(rss "$server")"
 
 LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" LOAD_RATE="${RATE:-0}" \
   cargo bench --locked --quiet --bench load_moves
-
-# The server's own view of the moves (from the request's arrival in the
-# server to its response head): where the client's latency differs, the
-# time went before the server saw the request (the kernel, the client).
-curl -s "$base/metrics" | awk '
-  /^uttt_http_request_duration_seconds_bucket/ && /method="POST"/ && /\/moves"/ {
-    le = $0; sub(/.*le="/, "", le); sub(/".*/, "", le); n = $NF + 0
-    les[++k] = le; ns[k] = n; if (le == "+Inf") total = n
-  }
-  END {
-    if (!total) exit
-    line = "server-side move latency (" total " moves):"
-    for (i = 1; i <= k; i++) if (les[i] != "+Inf") line = line sprintf(" <=%gms %.2f%%", les[i] * 1000, 100 * ns[i] / total)
-    print line
-  }'
 
 # Streams and games of the run are over; give the workers a few rounds.
 sleep 10

@@ -56,6 +56,11 @@ impl TimeSource for ManualTime {
     }
 }
 
+/// A measured duration in milliseconds, for logs.
+pub fn ms_of(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
 /// Formats epoch milliseconds as an RFC 3339 UTC string (`2026-12-02T13:47:20.123Z`).
 pub fn rfc3339(ms: Millis) -> String {
     DateTime::<Utc>::from_timestamp_millis(ms)

@@ -31,6 +31,7 @@ use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 pub use connection::DbConnection;
 
 use crate::config::DatabaseConfig;
+use crate::time::ms_of;
 
 const PG_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/postgres");
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
@@ -104,6 +105,9 @@ pub struct Manager {
 /// per checkout, while one that sat idle through a database restart is
 /// still found out before a request uses it.
 pub const TEST_AFTER_IDLE: Duration = Duration::from_secs(1);
+
+/// A database call this slow is logged with where its time went.
+pub const SLOW_CALL: Duration = Duration::from_millis(50);
 
 /// A connection in the pool with what the pool needs to decide whether to
 /// test it on checkout.
@@ -346,11 +350,25 @@ impl Db {
         E: From<StoreError> + Send + 'static,
     {
         let db = self.clone();
+        let asked = Instant::now();
         tokio::task::spawn_blocking(move || {
+            let thread = asked.elapsed();
             let mut conn = db.get()?;
+            let checkout = asked.elapsed() - thread;
             let result = f(&mut conn);
             if result.is_err() {
                 conn.check_after_failure();
+            }
+            let total = asked.elapsed();
+            if total >= SLOW_CALL {
+                // Where a slow call waited: for a blocking thread, for a
+                // pooled connection, or in its own statements.
+                tracing::warn!(
+                    thread_ms = ms_of(thread),
+                    checkout_ms = ms_of(checkout),
+                    work_ms = ms_of(total - thread - checkout),
+                    "slow database call"
+                );
             }
             result
         })

@@ -16,6 +16,8 @@ pub mod publish;
 pub mod record;
 pub mod state;
 
+use std::time::Instant;
+
 use futures_util::StreamExt;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -24,8 +26,9 @@ use crate::broker::{Notice, Subscription};
 use crate::clock::TimeControl;
 use crate::cpu::Level;
 use crate::rules::{Address, Depth, Seat, Square};
+use crate::store::SLOW_CALL;
 use crate::store::matches as store;
-use crate::time::{Millis, rfc3339};
+use crate::time::{Millis, ms_of, rfc3339};
 
 use super::accounts::Player;
 use super::cursor;
@@ -178,10 +181,12 @@ pub async fn play_move(
     let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let mover = Mover::Player(PlayerId::from(player_id));
     let choice = Choice::Address(address);
+    let started = Instant::now();
     let outcome = ctx
         .db
         .write(move |conn| play::play(conn, &id, &mover, ply, &choice, lag_ms, now, growth))
         .await;
+    let written = started.elapsed();
     let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(refused) => {
@@ -192,8 +197,20 @@ pub async fn play_move(
     match outcome {
         MoveOutcome::Applied(snap) => {
             observe(ctx, player_id, &snap.row).await?;
+            let observed = started.elapsed();
             ctx.metrics.count("moves");
-            publish(ctx, &snap).await
+            let state = publish(ctx, &snap).await;
+            let total = started.elapsed();
+            if total >= SLOW_CALL {
+                tracing::warn!(
+                    match.id = %snap.row.id,
+                    transaction_ms = ms_of(written),
+                    presence_ms = ms_of(observed - written),
+                    publish_ms = ms_of(total - observed),
+                    "slow move"
+                );
+            }
+            state
         }
         MoveOutcome::Retried(snap) => {
             observe(ctx, player_id, &snap.row).await?;
