@@ -28,7 +28,9 @@
 //! at once are counted and printed. Before its clock starts, the open loop
 //! spreads the games over a match's length (see `stagger`): started
 //! together, they would all end, and ask for their rematches, in the same
-//! second, a burst no real server sees and not part of the arrival rate.
+//! second, a burst of match creations that is not part of the move rate
+//! (bursts have their own benches: `uttt bench pairing` and `uttt bench
+//! arena`).
 //!
 //! Run: `cargo bench --bench load_moves` (with the server started separately).
 //!
@@ -360,7 +362,7 @@ const STAGGER_PLIES: usize = 50;
 /// Before an open loop's clock starts: game `i` of `n` plays `i ×
 /// STAGGER_PLIES / n` random moves (a rematch when its match ends), so the
 /// games are spread over a match's length instead of all ending, and asking
-/// for their rematches, in the same second, as no real server's games do;
+/// for their rematches, in the same second;
 /// returns each game with its state, read here instead of by all the games
 /// at once when the clock starts.
 async fn stagger(client: &awc::Client, base: &str, games: Vec<Game>) -> Vec<(Game, Value)> {
@@ -698,13 +700,14 @@ fn main() {
             staggered = stagger(&client, &base, std::mem::take(&mut set)).await;
             eprintln!("open loop: the games spread over {STAGGER_PLIES} plies before the clock starts");
         }
+        // Read before the clock starts, so no arrival waits for it.
+        let histogram_before = server_moves_histogram(&client, &base).await;
         eprintln!("{games} games ready; playing for {secs} s against {base}");
         let until = Instant::now() + Duration::from_secs(secs);
         let started = Instant::now();
         assert!(!(mixed && rate.is_some()), "LOAD_RATE is for moves alone, not with LOAD_MIXED");
         let pid: Option<u32> = std::env::var("LOAD_PID").ok().and_then(|v| v.parse().ok());
         let cpu_before = cpu_snapshot(pid);
-        let histogram_before = server_moves_histogram(&client, &base).await;
         // One RSS reading a second, to show whether memory stays flat.
         let sampler = pid.map(|pid| {
             actix_rt::spawn(async move {

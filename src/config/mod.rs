@@ -302,12 +302,14 @@ impl Config {
     }
 }
 
-/// API.md's shortest arena (10 minutes), and how far an operator may lower it.
-pub const ARENA_MIN_DURATION_MS: (i64, i64) = (600_000, 60_000);
+/// API.md's shortest arena (10 minutes): `UTTT_ARENA_MIN_DURATION_MS`'s default.
+pub const API_MIN_ARENA_MS: i64 = 600_000;
+/// How far an operator may lower the shortest arena (1 minute).
+pub const LOWEST_MIN_ARENA_MS: i64 = 60_000;
 
 /// `UTTT_ARENA_MIN_DURATION_MS`: 1 minute to 10 minutes, default 10.
 fn arena_min_duration(get: &impl Fn(&str) -> Option<String>) -> Result<i64, ConfigError> {
-    let (api, floor) = ARENA_MIN_DURATION_MS;
+    let (api, floor) = (API_MIN_ARENA_MS, LOWEST_MIN_ARENA_MS);
     let name = "UTTT_ARENA_MIN_DURATION_MS";
     let ms = number(get, name, api.unsigned_abs())?;
     match i64::try_from(ms) {

@@ -353,8 +353,19 @@ impl Db {
         let asked = Instant::now();
         tokio::task::spawn_blocking(move || {
             let thread = asked.elapsed();
-            let mut conn = db.get()?;
-            let checkout = asked.elapsed() - thread;
+            let mut conn = match db.get() {
+                Ok(conn) => conn,
+                Err(e) => {
+                    tracing::warn!(
+                        thread_ms = ms_of(thread),
+                        checkout_ms = ms_of(asked.elapsed().saturating_sub(thread)),
+                        error = %e,
+                        "no database connection"
+                    );
+                    return Err(e.into());
+                }
+            };
+            let checkout = asked.elapsed().saturating_sub(thread);
             let result = f(&mut conn);
             if result.is_err() {
                 conn.check_after_failure();
@@ -366,7 +377,7 @@ impl Db {
                 tracing::warn!(
                     thread_ms = ms_of(thread),
                     checkout_ms = ms_of(checkout),
-                    work_ms = ms_of(total - thread - checkout),
+                    work_ms = ms_of(total.saturating_sub(thread + checkout)),
                     "slow database call"
                 );
             }

@@ -1,4 +1,6 @@
-//! The diesel schema, shared by both backends (the migrations keep the tables identical).
+//! The diesel schema, shared by both backends (the migrations keep the tables and
+//! columns identical; some foreign keys exist on SQLite only, see the PostgreSQL
+//! migrations `*_without_*_keys`).
 
 diesel::table! {
     players (id) {

@@ -205,8 +205,8 @@ pub async fn play_move(
                 tracing::warn!(
                     match.id = %snap.row.id,
                     transaction_ms = ms_of(written),
-                    presence_ms = ms_of(observed - written),
-                    publish_ms = ms_of(total - observed),
+                    presence_ms = ms_of(observed.saturating_sub(written)),
+                    publish_ms = ms_of(total.saturating_sub(observed)),
                     "slow move"
                 );
             }

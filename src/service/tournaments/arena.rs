@@ -53,7 +53,7 @@ use super::{Kind, PlayerRef, Status, game_spec};
 pub const PASS_EVERY_MS: Millis = 1_000;
 /// Durations allowed (API.md: 10 minutes to a day; the operator may lower
 /// the shortest, `Config::arena_min_duration_ms`).
-pub const DURATION_MS: (i64, i64) = (crate::config::ARENA_MIN_DURATION_MS.0, 86_400_000);
+pub const DURATION_MS: (i64, i64) = (crate::config::API_MIN_ARENA_MS, 86_400_000);
 
 /// An arena replayed from its games (the games list, and the standings of
 /// an arena whose totals are incomplete).
