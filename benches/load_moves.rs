@@ -96,6 +96,33 @@ async fn get(client: &awc::Client, url: &str, token: &str) -> (u16, Value) {
     answer(client.get(url).bearer_auth(token).send().await).await
 }
 
+/// Sends a move to the match at `match_url` as `mover`; on 200 `state`
+/// becomes the answer, otherwise it is read again as `reader`. Returns
+/// whether the move was accepted.
+async fn send_move(
+    client: &awc::Client,
+    match_url: &str,
+    mover: &str,
+    reader: &str,
+    address: Value,
+    state: &mut Value,
+) -> bool {
+    let (status, body) = post(
+        client,
+        &format!("{match_url}/moves"),
+        Some(mover),
+        &json!({"ply": state["ply"], "address": address}),
+    )
+    .await;
+    if status == 200 {
+        *state = body;
+        true
+    } else {
+        (_, *state) = get(client, match_url, reader).await;
+        false
+    }
+}
+
 async fn register(client: &awc::Client, base: &str, name: &str) -> (String, String) {
     let (status, body) = post(
         client,
@@ -247,24 +274,11 @@ async fn play_out(
             continue;
         };
         let started = Instant::now();
-        let (status, body) = post(
-            client,
-            &format!("{base}/api/v1/matches/{match_id}/moves"),
-            Some(tokens[who]),
-            &json!({"ply": state["ply"], "address": address}),
-        )
-        .await;
-        if status == 200 {
+        let url = format!("{base}/api/v1/matches/{match_id}");
+        if send_move(client, &url, tokens[who], tokens[0], address, &mut state).await {
             latencies.push(started.elapsed().as_secs_f64() * 1000.0);
-            state = body;
         } else {
             refused += 1;
-            (_, state) = get(
-                client,
-                &format!("{base}/api/v1/matches/{match_id}"),
-                tokens[0],
-            )
-            .await;
         }
     }
     refused
@@ -387,18 +401,15 @@ async fn stagger(client: &awc::Client, base: &str, games: Vec<Game>) -> Vec<(Gam
                     else {
                         break;
                     };
-                    let (status, body) = post(
+                    send_move(
                         &client,
-                        &format!("{}/moves", url(&game)),
-                        Some(&game.tokens[who]),
-                        &json!({"ply": state["ply"], "address": address}),
+                        &url(&game),
+                        &game.tokens[who],
+                        &game.tokens[0],
+                        address,
+                        &mut state,
                     )
                     .await;
-                    if status == 200 {
-                        state = body;
-                    } else {
-                        (_, state) = get(&client, &url(&game), &game.tokens[0]).await;
-                    }
                 }
                 (game, state)
             })
@@ -447,19 +458,20 @@ async fn open_loop_game(
             (_, state) = get(&client, &state_url(&game), &game.tokens[0]).await;
             continue;
         };
-        let (status, body) = post(
+        let url = state_url(&game);
+        if send_move(
             &client,
-            &format!("{}/moves", state_url(&game)),
-            Some(&game.tokens[who]),
-            &json!({"ply": state["ply"], "address": address}),
+            &url,
+            &game.tokens[who],
+            &game.tokens[0],
+            address,
+            &mut state,
         )
-        .await;
-        if status == 200 {
+        .await
+        {
             stats.latencies.push(at.elapsed().as_secs_f64() * 1000.0);
-            state = body;
         } else {
             stats.refused += 1;
-            (_, state) = get(&client, &state_url(&game), &game.tokens[0]).await;
         }
     }
     stats
