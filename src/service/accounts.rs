@@ -432,7 +432,7 @@ pub async fn authenticate(ctx: &Context, access_token: &str) -> Result<Player> {
 pub async fn authenticate_session(ctx: &Context, access_token: &str) -> Result<(Player, Claims)> {
     let claims = ctx.tokens.verify(access_token)?;
     let sub = claims.sub.clone();
-    let found = ctx.db.run(move |conn| players::by_id(conn, &sub)).await?;
+    let found = ctx.db.read(move |conn| players::by_id(conn, &sub)).await?;
     let player = found.map(Player::from).ok_or(Error::Unauthorized(
         "the player of this token no longer exists",
     ))?;
@@ -455,7 +455,7 @@ pub fn token_subject(ctx: &Context, access_token: &str) -> Result<String> {
 /// `Unauthorized` when they do not, as [`authenticate`]; store failures.
 pub async fn confirm(ctx: &Context, id: &str) -> Result<()> {
     let id = id.to_owned();
-    let found = ctx.db.run(move |conn| players::exists(conn, &id)).await?;
+    let found = ctx.db.read(move |conn| players::exists(conn, &id)).await?;
     if found {
         Ok(())
     } else {

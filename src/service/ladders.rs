@@ -152,7 +152,7 @@ pub fn ensure(
 pub async fn ratings_of(ctx: &Context, player_id: String) -> Result<Vec<LadderRating>> {
     let rows = ctx
         .db
-        .run(move |conn| ratings::for_player(conn, &player_id))
+        .read(move |conn| ratings::for_player(conn, &player_id))
         .await?;
     let (growth, now) = (ctx.config.rating_growth, ctx.time.now_ms());
     Ok(ctx

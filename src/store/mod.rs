@@ -133,12 +133,14 @@ impl Checkout {
     /// restarted or unreachable database) rather than the statement
     /// refused. A lost one is dropped, and every other pooled connection is
     /// tested before its next use, since they most likely went the same way.
-    fn check_after_failure(&mut self) {
+    /// Returns whether it was lost.
+    fn check_after_failure(&mut self) -> bool {
         if self.conn.conn.ping().is_ok() {
-            return;
+            return false;
         }
         self.conn.lost = true;
         self.losses.fetch_add(1, Ordering::Relaxed);
+        true
     }
 }
 
@@ -351,40 +353,71 @@ impl Db {
     {
         let db = self.clone();
         let asked = Instant::now();
-        tokio::task::spawn_blocking(move || {
-            let thread = asked.elapsed();
-            let mut conn = match db.get() {
-                Ok(conn) => conn,
-                Err(e) => {
-                    tracing::warn!(
-                        thread_ms = ms_of(thread),
-                        checkout_ms = ms_of(asked.elapsed().saturating_sub(thread)),
-                        error = %e,
-                        "no database connection"
-                    );
-                    return Err(e.into());
-                }
-            };
-            let checkout = asked.elapsed().saturating_sub(thread);
-            let result = f(&mut conn);
-            if result.is_err() {
-                conn.check_after_failure();
-            }
-            let total = asked.elapsed();
-            if total >= SLOW_CALL {
-                // Where a slow call waited: for a blocking thread, for a
-                // pooled connection, or in its own statements.
-                tracing::warn!(
-                    thread_ms = ms_of(thread),
-                    checkout_ms = ms_of(checkout),
-                    work_ms = ms_of(total.saturating_sub(thread + checkout)),
-                    "slow database call"
-                );
-            }
-            result
+        tokio::task::spawn_blocking(move || db.call(asked, f).0)
+            .await
+            .map_err(|e| StoreError::Unavailable(format!("database task failed: {e}")))?
+    }
+
+    /// As [`Db::run`], for `f` that only reads: when its connection turns
+    /// out lost (a restarted database), `f` runs once more on another. A
+    /// pooled connection is trusted without a test for a moment after its
+    /// last use (see [`TEST_AFTER_IDLE`]), so requests that check out
+    /// several such connections at once would each meet a lost one; a read
+    /// can simply be asked again, where a write could have committed.
+    ///
+    /// # Errors
+    /// Whatever `f` returns, or `Unavailable` when no connection can be had.
+    pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: Fn(&mut DbConnection) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let db = self.clone();
+        let asked = Instant::now();
+        tokio::task::spawn_blocking(move || match db.call(asked, &f) {
+            (Err(_), true) => db.call(Instant::now(), &f).0,
+            (result, _) => result,
         })
         .await
         .map_err(|e| StoreError::Unavailable(format!("database task failed: {e}")))?
+    }
+
+    /// One blocking call of `f` with a pooled connection; also says whether
+    /// `f` failed because the connection was lost.
+    fn call<T, E, F>(&self, asked: Instant, f: F) -> (Result<T, E>, bool)
+    where
+        F: FnOnce(&mut DbConnection) -> Result<T, E>,
+        E: From<StoreError>,
+    {
+        let thread = asked.elapsed();
+        let mut conn = match self.get() {
+            Ok(conn) => conn,
+            Err(e) => {
+                tracing::warn!(
+                    thread_ms = ms_of(thread),
+                    checkout_ms = ms_of(asked.elapsed().saturating_sub(thread)),
+                    error = %e,
+                    "no database connection"
+                );
+                return (Err(e.into()), false);
+            }
+        };
+        let checkout = asked.elapsed().saturating_sub(thread);
+        let result = f(&mut conn);
+        let lost = result.is_err() && conn.check_after_failure();
+        let total = asked.elapsed();
+        if total >= SLOW_CALL {
+            // Where a slow call waited: for a blocking thread, for a
+            // pooled connection, or in its own statements.
+            tracing::warn!(
+                thread_ms = ms_of(thread),
+                checkout_ms = ms_of(checkout),
+                work_ms = ms_of(total.saturating_sub(thread + checkout)),
+                "slow database call"
+            );
+        }
+        (result, lost)
     }
 
     /// Runs `f` inside one write transaction (see [`write_transaction`]) on the blocking pool.
@@ -414,7 +447,7 @@ impl Db {
     /// # Errors
     /// `Unavailable` when it does not.
     pub async fn ping(&self) -> Result<(), StoreError> {
-        self.run(|conn| {
+        self.read(|conn| {
             conn.batch_execute("SELECT 1")
                 .map_err(|e| StoreError::Unavailable(e.to_string()))
         })

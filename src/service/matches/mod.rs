@@ -120,7 +120,7 @@ async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
     let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let found = ctx
         .db
-        .run(move |conn| -> Result<Snapshot> {
+        .read(move |conn| -> Result<Snapshot> {
             let (row, seating) = store::get_seated(conn, &id)?.ok_or(Error::NotFound("match"))?;
             play::seated_snapshot(conn, row, seating)
         })
