@@ -3,8 +3,7 @@
 use diesel::prelude::*;
 
 use super::connection::execute_on_backend;
-use super::kinds::Mode;
-use super::schema::{match_players, tickets};
+use super::schema::tickets;
 use super::{DbConnection, StoreError};
 
 /// A stored ticket.
@@ -118,39 +117,41 @@ pub fn queued_among(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<String>
     Ok(queued)
 }
 
-/// Marks the queued tickets among `ids` matched into the unfinished ranked
-/// match their player sits in (the one a pairing round just wrote: the
-/// unique index `match_players_one_ranked` allows no other), in one
-/// statement per ten thousand; returns how many it marked.
+/// Marks queued tickets matched, each into the match `pairs` names beside
+/// it (ticket id, match id); returns how many were queued. On PostgreSQL one
+/// statement joins the pairs as two arrays, so no ticket looks its match up;
+/// on SQLite, in-process, one short statement a ticket costs little.
 ///
 /// # Errors
 /// Database errors.
-pub fn mark_matched_into_seats(
+pub fn mark_matched_many(
     conn: &mut DbConnection,
-    ids: &[&str],
+    pairs: &[(&str, &str)],
     now: i64,
 ) -> Result<usize, StoreError> {
-    let mut marked = 0;
-    for chunk in ids.chunks(10_000) {
-        let seat = match_players::table
-            .filter(match_players::player_id.eq(tickets::player_id))
-            .filter(match_players::mode.eq(Mode::Ranked))
-            .filter(match_players::active)
-            .select(match_players::match_id.nullable())
-            .single_value();
-        marked += diesel::update(
-            tickets::table
-                .filter(tickets::id.eq_any(chunk))
-                .filter(tickets::status.eq("queued")),
-        )
-        .set((
-            tickets::status.eq("matched"),
-            tickets::match_id.eq(seat),
-            tickets::updated_at.eq(now),
-        ))
-        .execute(conn)?;
+    match conn {
+        DbConnection::Pg(pg) => {
+            use diesel::sql_types::{Array, BigInt, Text};
+            let (ids, matches): (Vec<&str>, Vec<&str>) = pairs.iter().copied().unzip();
+            Ok(diesel::sql_query(
+                "UPDATE tickets SET status = 'matched', match_id = paired.match_id, \
+                 updated_at = $3 \
+                 FROM unnest($1::text[], $2::text[]) AS paired (id, match_id) \
+                 WHERE tickets.id = paired.id AND tickets.status = 'queued'",
+            )
+            .bind::<Array<Text>, _>(ids)
+            .bind::<Array<Text>, _>(matches)
+            .bind::<BigInt, _>(now)
+            .execute(pg)?)
+        }
+        DbConnection::Sqlite(_) => {
+            let mut marked = 0;
+            for (id, match_id) in pairs {
+                marked += usize::from(mark_matched(conn, id, match_id, now)?);
+            }
+            Ok(marked)
+        }
     }
-    Ok(marked)
 }
 
 /// Marks a queued ticket cancelled with `reason`.

@@ -232,12 +232,23 @@ fn write_round(
             e.into()
         }
     })?;
-    let made_tickets: Vec<&str> = out
+    let match_ids: Vec<String> = out
         .made
         .iter()
-        .flat_map(|&i| [planned[i].x.id.as_str(), planned[i].o.id.as_str()])
+        .map(|&i| planned[i].row.id.to_string())
         .collect();
-    if tickets::mark_matched_into_seats(conn, &made_tickets, now)? != made_tickets.len() {
+    let made_tickets: Vec<(&str, &str)> = out
+        .made
+        .iter()
+        .zip(&match_ids)
+        .flat_map(|(&i, m)| {
+            [
+                (planned[i].x.id.as_str(), m.as_str()),
+                (planned[i].o.id.as_str(), m.as_str()),
+            ]
+        })
+        .collect();
+    if tickets::mark_matched_many(conn, &made_tickets, now)? != made_tickets.len() {
         return Err(Error::conflict(
             ConflictCode::TicketGone,
             "a ticket left the queue",
