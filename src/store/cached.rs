@@ -8,6 +8,13 @@
 //! `UPDATE` of `matches` on every move (pgbench, with `-M prepared`, does
 //! not). A statement wrapped in [`Cached`] is cached by its SQL text and bind
 //! types, so it must have few shapes: one per combination of `DEFAULT`s.
+//!
+//! Only on diesel's load path (`load`, `get_result`: a `SELECT`, or a write
+//! with `RETURNING`). Its execute path hands the statement cache a
+//! reference, and diesel's `QueryFragment` for `&T` forwards only
+//! `walk_ast`, so the cache's safety check walks the wrapped statement and
+//! finds it unsafe: an `execute`d `Cached` write is still parsed and planned
+//! every time (seen as `execute <unnamed>` in the PostgreSQL log).
 
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};

@@ -478,10 +478,17 @@ pub fn lock(conn: &mut DbConnection, id: &str) -> Result<Option<MatchRow>, Store
 /// Database errors.
 pub fn save(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
     // Every column is set (`treat_none_as_null`): the SQL has one shape.
-    execute_on_backend!(
-        conn,
-        Cached(diesel::update(matches::table.find(&row.id)).set(row))
-    )?;
+    // `RETURNING` puts it on diesel's load path, where it is prepared once
+    // per connection (see `store::cached`).
+    let update = Cached(
+        diesel::update(matches::table.find(&row.id))
+            .set(row)
+            .returning(matches::version),
+    );
+    match conn {
+        DbConnection::Pg(pg) => update.load::<i32>(pg)?,
+        DbConnection::Sqlite(lite) => update.load::<i32>(lite)?,
+    };
     if !row.is_active_status() {
         diesel::update(
             match_players::table
@@ -687,8 +694,18 @@ pub fn for_player(
 /// # Errors
 /// A unique violation when that ply already has a move.
 pub fn insert_move(conn: &mut DbConnection, row: &MoveRow) -> Result<(), StoreError> {
-    // Two shapes: with a clock, and with `DEFAULT` for none.
-    execute_on_backend!(conn, Cached(diesel::insert_into(moves::table).values(row)))?;
+    // Two shapes: with a clock, and with `DEFAULT` for none. `RETURNING`
+    // puts it on diesel's load path, where it is prepared once per
+    // connection (see `store::cached`).
+    let insert = Cached(
+        diesel::insert_into(moves::table)
+            .values(row)
+            .returning(moves::ply),
+    );
+    match conn {
+        DbConnection::Pg(pg) => insert.load::<i32>(pg)?,
+        DbConnection::Sqlite(lite) => insert.load::<i32>(lite)?,
+    };
     Ok(())
 }
 

@@ -11,9 +11,10 @@ use diesel::connection::SimpleConnection;
 use diesel::migration::MigrationVersion;
 use diesel::query_builder::SqlQuery;
 use diesel::query_dsl::methods::ExecuteDsl;
-use diesel::{Connection, PgConnection, RunQueryDsl, SqliteConnection};
+use diesel::{Connection, RunQueryDsl, SqliteConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness};
 
+use super::scratch_pg::with_scratch_database;
 use super::{PG_MIGRATIONS, SQLITE_MIGRATIONS};
 
 /// The migration under test.
@@ -165,23 +166,5 @@ fn tournament_mode_migration_keeps_sqlite_matches_and_relabels_tournament_games(
 
 #[test]
 fn tournament_mode_migration_keeps_postgres_matches_and_relabels_tournament_games() {
-    let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") else {
-        eprintln!("NOTICE: PostgreSQL half skipped: TEST_DATABASE_URL is not set");
-        return;
-    };
-    let name = format!("uttt_mig_{}", crate::ids::record_id().to_lowercase());
-    let mut admin = PgConnection::establish(&admin_url).unwrap_or_else(|e| {
-        panic!("TEST_DATABASE_URL is set to {admin_url} but PostgreSQL cannot be reached: {e}")
-    });
-    count(&mut admin, &format!("CREATE DATABASE {name}"));
-    let base = admin_url.split('?').next().unwrap_or(&admin_url);
-    let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
-    let result = std::panic::catch_unwind(|| {
-        let mut conn = PgConnection::establish(&url).unwrap();
-        check(&mut conn, || PG_MIGRATIONS);
-    });
-    count(&mut admin, &format!("DROP DATABASE {name} WITH (FORCE)"));
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
-    }
+    with_scratch_database("uttt_mig", |mut conn| check(&mut conn, || PG_MIGRATIONS));
 }

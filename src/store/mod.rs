@@ -546,3 +546,7 @@ impl<E: From<StoreError>> TxError<E> {
 
 #[cfg(test)]
 mod migration_tests;
+#[cfg(test)]
+mod prepared_tests;
+#[cfg(test)]
+mod scratch_pg;

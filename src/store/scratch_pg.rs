@@ -1,0 +1,37 @@
+//! A PostgreSQL database of its own for a store test, made on the server
+//! `TEST_DATABASE_URL` names and dropped afterwards.
+
+// A failed unwrap in a test helper is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use diesel::connection::SimpleConnection;
+use diesel::{Connection, PgConnection};
+
+/// Runs `test` with a connection to a fresh database named after `prefix`,
+/// then drops the database, passing a failure of `test` on. Without
+/// `TEST_DATABASE_URL` it says so and returns; with it set but PostgreSQL
+/// unreachable it fails.
+pub fn with_scratch_database(prefix: &str, test: impl FnOnce(PgConnection)) {
+    let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") else {
+        eprintln!("NOTICE: PostgreSQL test skipped: TEST_DATABASE_URL is not set");
+        return;
+    };
+    let name = format!("{prefix}_{}", crate::ids::record_id().to_lowercase());
+    let mut admin = PgConnection::establish(&admin_url).unwrap_or_else(|e| {
+        panic!("TEST_DATABASE_URL is set to {admin_url} but PostgreSQL cannot be reached: {e}")
+    });
+    admin
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .unwrap();
+    let base = admin_url.split('?').next().unwrap_or(&admin_url);
+    let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        test(PgConnection::establish(&url).unwrap());
+    }));
+    admin
+        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
+        .unwrap();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
