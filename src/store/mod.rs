@@ -359,11 +359,14 @@ impl Db {
     }
 
     /// As [`Db::run`], for `f` that only reads: when its connection turns
-    /// out lost (a restarted database), `f` runs once more on another. A
-    /// pooled connection is trusted without a test for a moment after its
-    /// last use (see [`TEST_AFTER_IDLE`]), so requests that check out
-    /// several such connections at once would each meet a lost one; a read
-    /// can simply be asked again, where a write could have committed.
+    /// out lost (its backend ended, as by a database restart), `f` runs
+    /// once more on another, and the first error is logged. A pooled
+    /// connection is trusted without a test for a moment after its last use
+    /// (see [`TEST_AFTER_IDLE`]), so requests that check out several such
+    /// connections at once would each meet a lost one; a read can simply be
+    /// asked again, where a write could have committed. While the database
+    /// is still down the second try fails too, after the pool's check-out
+    /// timeout.
     ///
     /// # Errors
     /// Whatever `f` returns, or `Unavailable` when no connection can be had.
@@ -376,7 +379,10 @@ impl Db {
         let db = self.clone();
         let asked = Instant::now();
         tokio::task::spawn_blocking(move || match db.call(asked, &f) {
-            (Err(_), true) => db.call(Instant::now(), &f).0,
+            (Err(_), true) => {
+                tracing::warn!("a read met a lost database connection; asking again on another");
+                db.call(Instant::now(), &f).0
+            }
             (result, _) => result,
         })
         .await

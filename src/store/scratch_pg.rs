@@ -28,10 +28,15 @@ pub fn with_scratch_database(prefix: &str, test: impl FnOnce(PgConnection)) {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         test(PgConnection::establish(&url).unwrap());
     }));
-    admin
-        .batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
-        .unwrap();
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
+    let dropped = admin.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"));
+    match (result, dropped) {
+        // The test's own failure first; a database left behind is only said.
+        (Err(panic), dropped) => {
+            if let Err(e) = dropped {
+                eprintln!("dropping {name} failed too: {e}");
+            }
+            std::panic::resume_unwind(panic)
+        }
+        (Ok(()), dropped) => dropped.unwrap(),
     }
 }

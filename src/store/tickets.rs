@@ -118,9 +118,10 @@ pub fn queued_among(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<String>
 }
 
 /// Marks queued tickets matched, each into the match `pairs` names beside
-/// it (ticket id, match id); returns how many were queued. On PostgreSQL one
-/// statement joins the pairs as two arrays, so no ticket looks its match up;
-/// on SQLite, in-process, one short statement a ticket costs little.
+/// it (ticket id, match id); returns how many it marked (those still
+/// queued). On PostgreSQL one statement joins the pairs as two arrays, so
+/// no ticket looks its match up; SQLite, in-process, takes one `UPDATE` a
+/// ticket.
 ///
 /// # Errors
 /// Database errors.
@@ -129,6 +130,9 @@ pub fn mark_matched_many(
     pairs: &[(&str, &str)],
     now: i64,
 ) -> Result<usize, StoreError> {
+    if pairs.is_empty() {
+        return Ok(0);
+    }
     match conn {
         DbConnection::Pg(pg) => {
             use diesel::sql_types::{Array, BigInt, Text};
