@@ -98,7 +98,8 @@ async fn get(client: &awc::Client, url: &str, token: &str) -> (u16, Value) {
 
 /// Sends a move to the match at `match_url` as `mover`; on 200 `state`
 /// becomes the answer, otherwise it is read again as `reader`. Returns
-/// whether the move was accepted.
+/// whether the move was accepted, or the refusal: the status and the
+/// problem's `code`.
 async fn send_move(
     client: &awc::Client,
     match_url: &str,
@@ -106,7 +107,7 @@ async fn send_move(
     reader: &str,
     address: Value,
     state: &mut Value,
-) -> bool {
+) -> Result<(), String> {
     let (status, body) = post(
         client,
         &format!("{match_url}/moves"),
@@ -116,10 +117,10 @@ async fn send_move(
     .await;
     if status == 200 {
         *state = body;
-        true
+        Ok(())
     } else {
         (_, *state) = get(client, match_url, reader).await;
-        false
+        Err(format!("{status} {}", body["code"].as_str().unwrap_or("-")))
     }
 }
 
@@ -275,7 +276,10 @@ async fn play_out(
         };
         let started = Instant::now();
         let url = format!("{base}/api/v1/matches/{match_id}");
-        if send_move(client, &url, tokens[who], tokens[0], address, &mut state).await {
+        if send_move(client, &url, tokens[who], tokens[0], address, &mut state)
+            .await
+            .is_ok()
+        {
             latencies.push(started.elapsed().as_secs_f64() * 1000.0);
         } else {
             refused += 1;
@@ -320,7 +324,8 @@ async fn schedule(
 struct OpenStats {
     /// Latency (ms) of each accepted move from its scheduled arrival.
     latencies: Vec<f64>,
-    refused: usize,
+    /// Refused arrivals by reason (status and problem code).
+    refusals: std::collections::BTreeMap<String, usize>,
     /// Arrivals that waited for this game to be free.
     late: usize,
     /// Arrivals taken after the drain time, not sent.
@@ -401,7 +406,8 @@ async fn stagger(client: &awc::Client, base: &str, games: Vec<Game>) -> Vec<(Gam
                     else {
                         break;
                     };
-                    send_move(
+                    // A refusal only means the state was read again.
+                    let _ = send_move(
                         &client,
                         &url(&game),
                         &game.tokens[who],
@@ -436,7 +442,12 @@ async fn open_loop_game(
     let mut rng = seed | 1;
     let state_url = |game: &Game| format!("{base}/api/v1/matches/{}", game.match_id);
     loop {
-        if state["status"] != "active" && Instant::now() < until {
+        if state["status"] != "active" {
+            // A match that ended after the end is this game's last: the
+            // arrivals left are the other games'.
+            if Instant::now() >= until {
+                break;
+            }
             rematch(&client, &base, &mut game).await;
             (_, state) = get(&client, &state_url(&game), &game.tokens[0]).await;
             continue;
@@ -452,14 +463,17 @@ async fn open_loop_game(
         }
         stats.late += usize::from(taken.duration_since(at) > LATE_FOR_A_GAME);
         let Some((who, address)) = choice else {
-            // No move to make (a finished match past the end, or an odd
-            // state): the arrival is refused, the state read again.
-            stats.refused += 1;
+            // An active match with no legal move for either token: the
+            // arrival is refused, the state read again.
+            *stats
+                .refusals
+                .entry("no legal move".to_owned())
+                .or_default() += 1;
             (_, state) = get(&client, &state_url(&game), &game.tokens[0]).await;
             continue;
         };
         let url = state_url(&game);
-        if send_move(
+        match send_move(
             &client,
             &url,
             &game.tokens[who],
@@ -469,9 +483,8 @@ async fn open_loop_game(
         )
         .await
         {
-            stats.latencies.push(at.elapsed().as_secs_f64() * 1000.0);
-        } else {
-            stats.refused += 1;
+            Ok(()) => stats.latencies.push(at.elapsed().as_secs_f64() * 1000.0),
+            Err(why) => *stats.refusals.entry(why).or_default() += 1,
         }
     }
     stats
@@ -507,16 +520,18 @@ async fn open_loop(
     for t in tasks {
         let stats = t.await.expect("open-loop game");
         all.latencies.extend(stats.latencies);
-        all.refused += stats.refused;
+        for (why, n) in stats.refusals {
+            *all.refusals.entry(why).or_default() += n;
+        }
         all.late += stats.late;
         all.dropped += stats.dropped;
     }
     ticker.await.expect("ticker");
     println!(
-        "open loop at {rate:.0} moves/s: {} arrivals waited for a free game, {} dropped after the end",
-        all.late, all.dropped
+        "open loop at {rate:.0} moves/s: {} arrivals waited for a free game, {} dropped after the end, refused: {:?}",
+        all.late, all.dropped, all.refusals
     );
-    (all.latencies, all.refused)
+    (all.latencies, all.refusals.values().sum())
 }
 
 /// Two players who queue on a ladder, play the match they are given, and queue again.
