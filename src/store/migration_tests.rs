@@ -50,6 +50,14 @@ where
         .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
+/// Whether the database refuses `sql`.
+fn refused<C: Connection>(conn: &mut C, sql: &str) -> bool
+where
+    SqlQuery: ExecuteDsl<C>,
+{
+    diesel::sql_query(sql).execute(conn).is_err()
+}
+
 /// Migrates to just before the tournament mode, loads the fixture, migrates
 /// again and checks what a server relies on afterwards.
 fn check<C>(conn: &mut C, migrations: fn() -> EmbeddedMigrations)
@@ -73,7 +81,7 @@ where
          o_controller, position, turn_started_at, status, created_at) \
          VALUES ('m3', 'tournament', 2, 'none', 'human', 'human', '', 1, 'active', 3)";
     assert!(
-        diesel::sql_query(tournament_row).execute(conn).is_err(),
+        refused(conn, tournament_row),
         "before the migration the mode check refuses `tournament`"
     );
 
@@ -104,19 +112,19 @@ where
     )
     .expect("m1 becomes ranked");
     assert!(
-        diesel::sql_query("UPDATE match_players SET mode = 'ranked' WHERE match_id = 'm2'")
-            .execute(conn)
-            .is_err(),
+        refused(
+            conn,
+            "UPDATE match_players SET mode = 'ranked' WHERE match_id = 'm2'"
+        ),
         "a second unfinished ranked seat is refused (match_players_one_ranked)"
     );
     // Foreign keys still hold and still cascade.
     assert!(
-        diesel::sql_query(
+        refused(
+            conn,
             "INSERT INTO match_players (match_id, seat, player_id, created_at) \
              VALUES ('nope', 'x', 'p1', 1)"
-        )
-        .execute(conn)
-        .is_err(),
+        ),
         "a seat of no match is refused"
     );
     assert_eq!(count(conn, "DELETE FROM matches WHERE id = 'm2'"), 1);
@@ -142,12 +150,11 @@ where
         1
     );
     assert!(
-        diesel::sql_query(
+        refused(
+            conn,
             "INSERT INTO match_players (match_id, seat, player_id, created_at) \
              VALUES ('m1', 'x', 'nobody', 1)"
-        )
-        .execute(conn)
-        .is_err(),
+        ),
         "a seat of no player is refused"
     );
 }
