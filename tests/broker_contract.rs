@@ -68,6 +68,7 @@ on_both_brokers!(
     a_ticket_reads_back_as_enqueued_and_a_player_queues_once,
     the_queue_is_ordered_by_rating_per_ladder,
     touching_a_ticket_only_moves_its_time_forward,
+    the_queue_reads_each_ticket_as_it_stands,
     cancelling_withdraws_a_queued_ticket_once,
     a_pair_is_claimed_whole_and_once,
     a_released_pair_is_queued_again,
@@ -604,6 +605,36 @@ async fn touching_a_ticket_only_moves_its_time_forward(b: SharedBroker) {
     assert_eq!(b.ticket("never").await.unwrap(), None);
 }
 
+/// A ticket with every field set, as a player who played before queues it.
+fn full_ticket(id: &str, player: &str) -> Ticket {
+    Ticket {
+        rating: 1_432.25,
+        last_x_at: Some(900),
+        last_opponent: Some("p_before".into()),
+        ..ticket(id, player, "blitz", 0.0)
+    }
+}
+
+/// What the pairing round reads of the queue is each ticket as it stands:
+/// every field, a touch's time, and again after a release.
+async fn the_queue_reads_each_ticket_as_it_stands(b: SharedBroker) {
+    let mut t = full_ticket("t1", "p1");
+    b.enqueue(&t).await.unwrap();
+    b.enqueue(&ticket("t2", "p2", "blitz", 1_500.0))
+        .await
+        .unwrap();
+    assert_eq!(b.queued("blitz").await.unwrap()[0], t);
+    b.touch_ticket("t1", 7_000).await.unwrap();
+    t.seen_at = 7_000;
+    assert_eq!(b.queued("blitz").await.unwrap()[0], t, "the touch is read");
+    assert!(claim_one(&b, "t1", "t2", "m1").await);
+    assert_eq!(queued_ids(&b, "blitz").await, Vec::<String>::new());
+    release(&b, &["t1", "t2"]).await;
+    assert_eq!(b.queued("blitz").await.unwrap()[0], t, "released whole");
+    b.cancel("t1", "left").await.unwrap();
+    assert_eq!(queued_ids(&b, "blitz").await, ["t2"]);
+}
+
 async fn cancelling_withdraws_a_queued_ticket_once(b: SharedBroker) {
     b.enqueue(&ticket("t1", "p1", "blitz", 1_500.0))
         .await
@@ -784,6 +815,49 @@ async fn a_round_of_pairs_is_claimed_in_one_call_each_pair_whole(b: SharedBroker
         ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]
     );
     assert_eq!(status_of(&b, "t7").await, TicketStatus::Cancelled);
+}
+
+/// A queue written before each ticket's line was kept beside it (an upgrade
+/// with tickets waiting): the round still reads every ticket whole, from
+/// its hash, and keeps its line from then on.
+#[tokio::test]
+async fn redis_tickets_queued_before_their_lines_existed_are_read_whole() {
+    let Some(url) = redis_url() else {
+        return;
+    };
+    let prefix = format!("contract:{}:", uttt::ids::record_id());
+    let broker = RedisBroker::connect(&url, &prefix).await.unwrap();
+    let check = async {
+        let b: SharedBroker = Arc::clone(&broker) as SharedBroker;
+        let t = full_ticket("t1", "p1");
+        b.enqueue(&t).await.unwrap();
+        let mut raw = redis::Client::open(url.as_str())
+            .unwrap()
+            .get_multiplexed_async_connection()
+            .await
+            .unwrap();
+        let lines = format!("{prefix}{{mm}}:ql:blitz");
+        let removed: i64 = redis::cmd("DEL")
+            .arg(&lines)
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        assert_eq!(removed, 1, "the ladder's lines were kept");
+        assert_eq!(b.queued("blitz").await.unwrap(), std::slice::from_ref(&t));
+        let kept: bool = redis::cmd("HEXISTS")
+            .arg(&lines)
+            .arg("t1")
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        assert!(kept, "the line is kept once read");
+        assert_eq!(b.queued("blitz").await.unwrap(), [t]);
+    };
+    let outcome = AssertUnwindSafe(check).catch_unwind().await;
+    broker.delete_all_keys().await.unwrap();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
 }
 
 /// Four instances on one Redis (four brokers under one prefix), each

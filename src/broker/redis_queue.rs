@@ -74,22 +74,40 @@ local t = p .. '{mm}:t:' .. ARGV[2]
 redis.call('HSET', t, 'id', ARGV[2], 'player', ARGV[3], 'ladder', ARGV[4], 'rating', ARGV[5],
   'created_at', ARGV[6], 'seen_at', ARGV[7], 'status', 'queued', 'last_x_at', ARGV[8], 'last_opp', ARGV[9])
 redis.call('ZADD', p .. '{mm}:q:' .. ARGV[4], ARGV[5], ARGV[2])
+redis.call('HSET', p .. '{mm}:ql:' .. ARGV[4], ARGV[2],
+  table.concat({ARGV[3], ARGV[5], ARGV[6], ARGV[7], 'queued', ARGV[8], ARGV[9]}, '\t'))
 redis.call('SET', p .. '{mm}:p:' .. ARGV[3], ARGV[2])
 return false
 ";
 
-/// KEYS: the ladder's queue. ARGV: the ticket key prefix, the first and
-/// last rank to read. Those queued tickets in rating order, each as one
-/// tab-separated line of [`QUEUED_FIELDS`] after its id: one reply of 10,000
-/// short strings for 10,000 tickets, where a hash read per ticket returns
-/// eleven fields and their names each.
+/// KEYS: the ladder's queue, then its lines. ARGV: the ticket key prefix,
+/// the first and last rank to read. Those queued tickets in rating order,
+/// each as one tab-separated line of [`QUEUED_FIELDS`] after its id: one
+/// reply of 10,000 short strings for 10,000 tickets.
+///
+/// Each queued ticket's line is kept ready in the ladder's lines hash
+/// (`RedisBroker::line_key`), so the read is two commands over the whole range
+/// (`HMGET` in slices: Lua's `unpack` has a stack limit) instead of a hash
+/// read per ticket, which took 44 of a 10,000-ticket round's 52 ms of
+/// reading. A ticket queued before the lines existed (an upgrade with a
+/// live queue) gets its line built from its hash here, once.
 const QUEUED: &str = r"
+local ids = redis.call('ZRANGE', KEYS[1], ARGV[2], ARGV[3])
 local out = {}
-for i, id in ipairs(redis.call('ZRANGE', KEYS[1], ARGV[2], ARGV[3])) do
-  local f = redis.call('HMGET', ARGV[1] .. id, 'player', 'rating', 'created_at', 'seen_at',
-    'status', 'last_x_at', 'last_opp')
-  for k = 1, 7 do f[k] = f[k] or '' end
-  out[i] = id .. '\t' .. table.concat(f, '\t')
+for j = 1, #ids, 4000 do
+  local last = math.min(j + 3999, #ids)
+  local lines = redis.call('HMGET', KEYS[2], unpack(ids, j, last))
+  for k = 1, last - j + 1 do
+    local id, line = ids[j + k - 1], lines[k]
+    if not line then
+      local f = redis.call('HMGET', ARGV[1] .. id, 'player', 'rating', 'created_at', 'seen_at',
+        'status', 'last_x_at', 'last_opp')
+      for n = 1, 7 do f[n] = f[n] or '' end
+      line = table.concat(f, '\t')
+      if f[5] == 'queued' then redis.call('HSET', KEYS[2], id, line) end
+    end
+    out[#out + 1] = id .. '\t' .. line
+  end
 end
 return out
 ";
@@ -116,6 +134,7 @@ if status == 'cancelled' then return {'cancelled'} end
 local ladder = redis.call('HGET', t, 'ladder')
 local player = redis.call('HGET', t, 'player')
 redis.call('ZREM', p .. '{mm}:q:' .. ladder, ARGV[2])
+redis.call('HDEL', p .. '{mm}:ql:' .. ladder, ARGV[2])
 redis.call('HSET', t, 'status', 'cancelled', 'reason', ARGV[3])
 redis.call('PEXPIRE', t, ARGV[4])
 if redis.call('GET', p .. '{mm}:p:' .. player) == ARGV[2] then
@@ -124,14 +143,15 @@ end
 return {'ok'}
 ";
 
-/// KEYS: the ladder's queue, then the two tickets of each pair.
+/// KEYS: the ladder's queue, its lines, then the two tickets of each pair.
 /// ARGV: ttl, then per pair its match id and the two ticket ids.
-/// Each pair both or neither; the queue loses its claimed tickets at the end,
-/// in bounded `ZREM`s (Lua's `unpack` has a stack limit).
+/// Each pair both or neither; the queue and its lines lose the claimed
+/// tickets at the end, in bounded `ZREM`s and `HDEL`s (Lua's `unpack` has a
+/// stack limit).
 const CLAIM: &str = r"
 local claimed, out = {}, {}
-for i = 1, (#KEYS - 1) / 2 do
-  local ka, kb = KEYS[2 * i], KEYS[2 * i + 1]
+for i = 1, (#KEYS - 2) / 2 do
+  local ka, kb = KEYS[2 * i + 1], KEYS[2 * i + 2]
   local a, b = ARGV[3 * i], ARGV[3 * i + 1]
   if a ~= b and redis.call('HGET', ka, 'status') == 'queued'
       and redis.call('HGET', kb, 'status') == 'queued' then
@@ -148,38 +168,51 @@ for i = 1, (#KEYS - 1) / 2 do
 end
 for j = 1, #claimed, 1000 do
   redis.call('ZREM', KEYS[1], unpack(claimed, j, math.min(j + 999, #claimed)))
+  redis.call('HDEL', KEYS[2], unpack(claimed, j, math.min(j + 999, #claimed)))
 end
 return out
 ";
 
-/// KEYS: the ladder's queue, then tickets. ARGV: their ids.
+/// KEYS: the ladder's queue, its lines, then tickets. ARGV: their ids.
 const RELEASE: &str = r"
-for i = 2, #KEYS do
+for i = 3, #KEYS do
   local t = KEYS[i]
   if redis.call('HGET', t, 'status') == 'matched' then
     redis.call('HSET', t, 'status', 'queued')
     redis.call('HDEL', t, 'match_id')
     redis.call('PERSIST', t)
-    redis.call('ZADD', KEYS[1], redis.call('HGET', t, 'rating'), ARGV[i - 1])
+    local f = redis.call('HMGET', t, 'player', 'rating', 'created_at', 'seen_at',
+      'status', 'last_x_at', 'last_opp')
+    for n = 1, 7 do f[n] = f[n] or '' end
+    redis.call('ZADD', KEYS[1], f[2], ARGV[i - 2])
+    redis.call('HSET', KEYS[2], ARGV[i - 2], table.concat(f, '\t'))
   end
 end
 return 1
 ";
 
 /// Tickets read by one call of [`QUEUED`]: a call over 100,000 tickets took
-/// 0.8 s, past the connection's response timeout (500 ms), and blocks Redis
-/// for everyone meanwhile; 10,000 take about 60 ms.
+/// 0.8 s (when it read each ticket's hash), past the connection's response
+/// timeout (500 ms), and blocks Redis for everyone meanwhile.
 const QUEUED_BATCH: usize = 10_000;
 
 /// Pairs claimed by one script call: bounded so that one call never blocks
 /// Redis for long (a 10,000-ticket round is one call; 100,000 tickets, ten).
 const CLAIM_BATCH: usize = 5_000;
 
-/// KEYS: ticket. ARGV: at.
+/// KEYS: ticket. ARGV: at, the key prefix. A queued ticket's line in its
+/// ladder's lines hash changes with it.
 const TOUCH: &str = r"
 local old = tonumber(redis.call('HGET', KEYS[1], 'seen_at') or '-1')
 if old and old >= 0 and tonumber(ARGV[1]) > old then
   redis.call('HSET', KEYS[1], 'seen_at', ARGV[1])
+  local f = redis.call('HMGET', KEYS[1], 'player', 'rating', 'created_at', 'seen_at',
+    'status', 'last_x_at', 'last_opp', 'ladder', 'id')
+  if f[5] == 'queued' then
+    for n = 1, 7 do f[n] = f[n] or '' end
+    redis.call('HSET', ARGV[2] .. '{mm}:ql:' .. f[8], f[9],
+      table.concat({f[1], f[2], f[3], f[4], f[5], f[6], f[7]}, '\t'))
+  end
 end
 return 1
 ";
@@ -213,6 +246,12 @@ impl RedisBroker {
 
     fn queue_key(&self, ladder: &str) -> String {
         self.key(&format!("{{mm}}:q:{ladder}"))
+    }
+
+    /// The ladder's lines hash: each queued ticket's [`QUEUED_FIELDS`],
+    /// ready for [`QUEUED`].
+    fn line_key(&self, ladder: &str) -> String {
+        self.key(&format!("{{mm}}:ql:{ladder}"))
     }
 }
 
@@ -295,6 +334,7 @@ impl MatchQueue for RedisBroker {
                 .touch
                 .key(self.ticket_key(id))
                 .arg(at)
+                .arg(self.key(""))
                 .invoke_async(&mut conn)
                 .await?;
             Ok(())
@@ -339,6 +379,7 @@ impl MatchQueue for RedisBroker {
                     .queue_scripts()
                     .queued
                     .key(self.queue_key(ladder))
+                    .key(self.line_key(ladder))
                     .arg(self.ticket_key(""))
                     .arg(lines.len())
                     .arg(lines.len() + QUEUED_BATCH - 1)
@@ -393,7 +434,9 @@ impl MatchQueue for RedisBroker {
             let mut claimed = Vec::with_capacity(pairs.len());
             for batch in pairs.chunks(CLAIM_BATCH) {
                 let mut call = self.queue_scripts().claim.prepare_invoke();
-                call.key(self.queue_key(ladder)).arg(FINISHED_TICKET_TTL_MS);
+                call.key(self.queue_key(ladder))
+                    .key(self.line_key(ladder))
+                    .arg(FINISHED_TICKET_TTL_MS);
                 for pair in batch {
                     call.key(self.ticket_key(&pair.a))
                         .key(self.ticket_key(&pair.b))
@@ -420,7 +463,7 @@ impl MatchQueue for RedisBroker {
             let mut conn = self.connection();
             for batch in ids.chunks(2 * CLAIM_BATCH) {
                 let mut call = self.queue_scripts().release.prepare_invoke();
-                call.key(self.queue_key(ladder));
+                call.key(self.queue_key(ladder)).key(self.line_key(ladder));
                 for id in batch {
                     call.key(self.ticket_key(id)).arg(id);
                 }

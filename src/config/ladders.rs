@@ -36,6 +36,9 @@ pub struct MatchmakingConfig {
     pub abandon_after: Duration,
     /// Time between pairing rounds (`UTTT_MM_ROUND_MS`).
     pub round_every: Duration,
+    /// Pairs a round claims, writes and announces together, several such
+    /// chunks at once (`UTTT_MM_CHUNK_PAIRS`).
+    pub chunk_pairs: usize,
 }
 
 #[derive(serde::Deserialize)]

@@ -287,6 +287,8 @@ impl Config {
                     60_000,
                 )?),
                 round_every: Duration::from_millis(number(&get, "UTTT_MM_ROUND_MS", 500)?.max(10)),
+                chunk_pairs: usize::try_from(number(&get, "UTTT_MM_CHUNK_PAIRS", 1_250)?.max(1))
+                    .unwrap_or(usize::MAX),
             },
             http_workers: usize::try_from(number(&get, "UTTT_HTTP_WORKERS", cores as u64)?.max(1))
                 .unwrap_or(cores),

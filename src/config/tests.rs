@@ -322,3 +322,20 @@ fn the_shortest_arena_is_api_md_s_unless_the_operator_lowers_it() {
         assert_eq!(err.name, "UTTT_ARENA_MIN_DURATION_MS", "{refused}");
     }
 }
+
+#[test]
+fn a_pairing_round_is_made_in_chunks_the_operator_may_size() {
+    assert_eq!(config(&[]).unwrap().matchmaking.chunk_pairs, 1_250);
+    let c = config(&[("UTTT_MM_CHUNK_PAIRS", "2")]).unwrap();
+    assert_eq!(c.matchmaking.chunk_pairs, 2);
+    // Zero would make no chunk at all: one pair is the smallest.
+    assert_eq!(
+        config(&[("UTTT_MM_CHUNK_PAIRS", "0")])
+            .unwrap()
+            .matchmaking
+            .chunk_pairs,
+        1
+    );
+    let err = config(&[("UTTT_MM_CHUNK_PAIRS", "many")]).unwrap_err();
+    assert_eq!(err.name, "UTTT_MM_CHUNK_PAIRS");
+}

@@ -1,4 +1,4 @@
-//! Pairing rounds made in one batch (one broker claim, one transaction): a
+//! Pairing rounds made in chunks (one broker claim, one transaction each): a
 //! failure or a crash between the claim and the commit loses no ticket and
 //! seats nobody twice (issue 9's rule, issue 18's batching).
 
@@ -14,22 +14,29 @@ use crate::support::{Backend, Player, TestApp};
 /// Makes every update of a ticket record fail: the last statement of a
 /// round's transaction, after its matches and seats are written.
 async fn inject_failure(app: &TestApp) {
+    inject_failure_where(app, "TRUE").await;
+}
+
+/// Makes the updates of the ticket records that pass `condition` (SQL over
+/// `OLD`) fail.
+async fn inject_failure_where(app: &TestApp, condition: &str) {
+    let condition = condition.to_owned();
     app.ctx
         .db
-        .run(|conn| {
+        .run(move |conn| {
             let sql = match conn {
-                DbConnection::Pg(_) => {
+                DbConnection::Pg(_) => format!(
                     "CREATE FUNCTION injected_failure() RETURNS trigger LANGUAGE plpgsql AS
                        $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$;
                      CREATE TRIGGER injected_failure BEFORE UPDATE ON tickets
-                       FOR EACH ROW EXECUTE FUNCTION injected_failure();"
-                }
-                DbConnection::Sqlite(_) => {
-                    "CREATE TRIGGER injected_update BEFORE UPDATE ON tickets
+                       FOR EACH ROW WHEN ({condition}) EXECUTE FUNCTION injected_failure();"
+                ),
+                DbConnection::Sqlite(_) => format!(
+                    "CREATE TRIGGER injected_update BEFORE UPDATE ON tickets WHEN {condition}
                        BEGIN SELECT RAISE(ABORT, 'injected failure'); END;"
-                }
+                ),
             };
-            conn.batch_execute(sql).map_err(StoreError::from)
+            conn.batch_execute(&sql).map_err(StoreError::from)
         })
         .await
         .expect("install the failure");
@@ -40,7 +47,9 @@ async fn remove_failure(app: &TestApp) {
         .db
         .run(|conn| {
             let sql = match conn {
-                DbConnection::Pg(_) => "DROP TRIGGER injected_failure ON tickets;",
+                DbConnection::Pg(_) => {
+                    "DROP TRIGGER injected_failure ON tickets; DROP FUNCTION injected_failure();"
+                }
                 DbConnection::Sqlite(_) => "DROP TRIGGER injected_update;",
             };
             conn.batch_execute(sql).map_err(StoreError::from)
@@ -71,16 +80,20 @@ async fn ranked_seats(app: &TestApp) -> HashMap<String, Vec<String>> {
     seats
 }
 
-/// The durable record and the broker's copy of a ticket agree on `status`.
-async fn assert_ticket(app: &TestApp, id: &str, status: TicketStatus) {
+/// Each ticket's record: its status and match.
+async fn ticket_row(app: &TestApp, id: &str) -> uttt::store::tickets::TicketRow {
     let tid = id.to_owned();
-    let row = app
-        .ctx
+    app.ctx
         .db
         .run(move |conn| uttt::store::tickets::get(conn, &tid))
         .await
         .unwrap()
-        .expect("the ticket's record");
+        .expect("the ticket's record")
+}
+
+/// The durable record and the broker's copy of a ticket agree on `status`.
+async fn assert_ticket(app: &TestApp, id: &str, status: TicketStatus) {
+    let row = ticket_row(app, id).await;
     let held = app
         .ctx
         .broker
@@ -151,14 +164,7 @@ async fn a_failed_or_crashed_round_loses_no_ticket_and_seats_nobody_twice(backen
         "the eight unclaimed tickets are paired"
     );
     for (_, ticket) in &queued[..4] {
-        let tid = ticket.clone();
-        let row = app
-            .ctx
-            .db
-            .run(move |conn| uttt::store::tickets::get(conn, &tid))
-            .await
-            .unwrap()
-            .unwrap();
+        let row = ticket_row(&app, ticket).await;
         assert_eq!(
             row.status, "queued",
             "a claim without a match is not a match"
@@ -185,15 +191,10 @@ async fn a_failed_or_crashed_round_loses_no_ticket_and_seats_nobody_twice(backen
     }
     for (player, ticket) in &queued {
         assert_ticket(&app, ticket, TicketStatus::Matched).await;
-        let tid = ticket.clone();
-        let row = app
-            .ctx
-            .db
-            .run(move |conn| uttt::store::tickets::get(conn, &tid))
+        let match_id = ticket_row(&app, ticket)
             .await
-            .unwrap()
-            .unwrap();
-        let match_id = row.match_id.expect("matched into a match");
+            .match_id
+            .expect("matched into a match");
         assert!(seats[&match_id].contains(&player.id), "ticket {ticket}");
         let held = app.ctx.broker.ticket(ticket).await.unwrap().unwrap();
         assert_eq!(held.match_id.as_deref(), Some(match_id.as_str()));
@@ -208,4 +209,62 @@ async fn a_failed_or_crashed_round_loses_no_ticket_and_seats_nobody_twice_on_sql
 #[actix_web::test]
 async fn a_failed_or_crashed_round_loses_no_ticket_and_seats_nobody_twice_on_postgres() {
     a_failed_or_crashed_round_loses_no_ticket_and_seats_nobody_twice(Backend::Postgres).await;
+}
+
+/// A round made in chunks of two pairs: one chunk's transaction fails, the
+/// other chunks' matches stand, and the failed chunk's tickets, and only
+/// they, are queued again and paired by the next round.
+async fn a_failed_chunk_loses_only_its_own_pairs(backend: Backend) {
+    let Some(app) = manual_app(backend, |c| c.matchmaking.chunk_pairs = 2).await else {
+        return;
+    };
+    let mut queued: Vec<(Player, String)> = Vec::new();
+    for i in 0..12 {
+        let player = app.quick_player(&format!("chunk_{i}")).await;
+        let ticket = app.queue(&player, LADDER).await;
+        queued.push((player, ticket));
+    }
+    let doomed = queued[5].1.clone();
+    inject_failure_where(&app, &format!("OLD.id = '{doomed}'")).await;
+    let failed = uttt::worker::pairing::tick(&app.ctx).await;
+    assert!(failed.is_err(), "the failed chunk is reported: {failed:?}");
+
+    // Six pairs in three chunks: two chunks made their four matches.
+    let seats = ranked_seats(&app).await;
+    assert_eq!(seats.len(), 4, "{seats:?}");
+    let seated: HashSet<&String> = seats.values().flatten().collect();
+    assert_eq!(seated.len(), 8, "nobody sits twice");
+    let mut requeued = Vec::new();
+    for (player, ticket) in &queued {
+        if seated.contains(&player.id) {
+            assert_ticket(&app, ticket, TicketStatus::Matched).await;
+            let match_id = ticket_row(&app, ticket).await.match_id.expect("its match");
+            assert!(seats[&match_id].contains(&player.id), "ticket {ticket}");
+        } else {
+            assert_ticket(&app, ticket, TicketStatus::Queued).await;
+            requeued.push(ticket.clone());
+        }
+    }
+    assert_eq!(requeued.len(), 4, "the failed chunk's two pairs");
+    assert!(requeued.contains(&doomed));
+    assert_eq!(app.ctx.broker.queue_size(LADDER).await.unwrap(), 4);
+
+    remove_failure(&app).await;
+    assert_eq!(pair_now(&app).await, 2, "the next round pairs them");
+    for (_, ticket) in &queued {
+        assert_ticket(&app, ticket, TicketStatus::Matched).await;
+    }
+    let seats = ranked_seats(&app).await;
+    assert_eq!(seats.len(), 6);
+    assert_eq!(seats.values().flatten().collect::<HashSet<_>>().len(), 12);
+}
+
+#[actix_web::test]
+async fn a_failed_chunk_loses_only_its_own_pairs_on_sqlite() {
+    a_failed_chunk_loses_only_its_own_pairs(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn a_failed_chunk_loses_only_its_own_pairs_on_postgres() {
+    a_failed_chunk_loses_only_its_own_pairs(Backend::Postgres).await;
 }

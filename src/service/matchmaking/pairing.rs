@@ -134,6 +134,7 @@ mod tests {
             unlimited_after: Duration::from_secs(60),
             abandon_after: Duration::from_secs(60),
             round_every: Duration::from_millis(500),
+            chunk_pairs: 1_250,
         }
     }
 
