@@ -127,16 +127,7 @@ where
     F: FnOnce(SharedBroker) -> Fut,
     Fut: Future<Output = ()>,
 {
-    let Some(url) = redis_url() else {
-        return;
-    };
-    let prefix = format!("contract:{}:", uttt::ids::record_id());
-    let broker = RedisBroker::connect(&url, &prefix)
-        .await
-        .unwrap_or_else(|e| {
-            panic!("TEST_REDIS_URL is set to {url} but Redis cannot be reached: {e}")
-        });
-    run_then_clean(broker, check).await;
+    on_redis_raw(|b, _, _| check(b)).await;
 }
 
 /// As [`on_redis`], on the Redis Cluster of `TEST_REDIS_CLUSTER_URL`.
@@ -150,6 +141,30 @@ where
     };
     let prefix = format!("contract:{}:", uttt::ids::record_id());
     run_then_clean(cluster_broker(&url, &prefix).await, check).await;
+}
+
+/// As [`on_redis`], for the Redis-only checks that reach under the broker:
+/// `check` also gets a plain connection to the same Redis and the prefix.
+async fn on_redis_raw<F, Fut>(check: F)
+where
+    F: FnOnce(SharedBroker, redis::aio::MultiplexedConnection, String) -> Fut,
+    Fut: Future<Output = ()>,
+{
+    let Some(url) = redis_url() else {
+        return;
+    };
+    let prefix = format!("contract:{}:", uttt::ids::record_id());
+    let broker = RedisBroker::connect(&url, &prefix)
+        .await
+        .unwrap_or_else(|e| {
+            panic!("TEST_REDIS_URL is set to {url} but Redis cannot be reached: {e}")
+        });
+    let raw = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    run_then_clean(broker, |b| check(b, raw, prefix)).await;
 }
 
 /// Runs `check` on `broker`, then deletes its keys, failing or not.
@@ -817,25 +832,39 @@ async fn a_round_of_pairs_is_claimed_in_one_call_each_pair_whole(b: SharedBroker
     assert_eq!(status_of(&b, "t7").await, TicketStatus::Cancelled);
 }
 
+/// A queue entry whose ticket hash is gone (evicted, deleted by hand) is
+/// refused by the claim and leaves the queue, instead of being planned and
+/// refused in every round.
+#[tokio::test]
+async fn redis_a_queue_entry_without_its_ticket_leaves_the_queue_at_its_claim() {
+    on_redis_raw(|b, mut raw, prefix| async move {
+        b.enqueue(&ticket("t1", "p1", "blitz", 1_500.0))
+            .await
+            .unwrap();
+        b.enqueue(&ticket("t2", "p2", "blitz", 1_510.0))
+            .await
+            .unwrap();
+        let _: i64 = redis::cmd("DEL")
+            .arg(format!("{prefix}{{mm}}:t:t1"))
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        assert!(!claim_one(&b, "t1", "t2", "m1").await);
+        assert_eq!(queued_ids(&b, "blitz").await, ["t2"]);
+        assert_eq!(b.queue_size("blitz").await.unwrap(), 1);
+        assert_eq!(status_of(&b, "t2").await, TicketStatus::Queued);
+    })
+    .await;
+}
+
 /// A queue written before each ticket's line was kept beside it (an upgrade
 /// with tickets waiting): the round still reads every ticket whole, from
 /// its hash, and keeps its line from then on.
 #[tokio::test]
 async fn redis_tickets_queued_before_their_lines_existed_are_read_whole() {
-    let Some(url) = redis_url() else {
-        return;
-    };
-    let prefix = format!("contract:{}:", uttt::ids::record_id());
-    let broker = RedisBroker::connect(&url, &prefix).await.unwrap();
-    let check = async {
-        let b: SharedBroker = Arc::clone(&broker) as SharedBroker;
+    on_redis_raw(|b, mut raw, prefix| async move {
         let t = full_ticket("t1", "p1");
         b.enqueue(&t).await.unwrap();
-        let mut raw = redis::Client::open(url.as_str())
-            .unwrap()
-            .get_multiplexed_async_connection()
-            .await
-            .unwrap();
         let lines = format!("{prefix}{{mm}}:ql:blitz");
         let removed: i64 = redis::cmd("DEL")
             .arg(&lines)
@@ -852,12 +881,8 @@ async fn redis_tickets_queued_before_their_lines_existed_are_read_whole() {
             .unwrap();
         assert!(kept, "the line is kept once read");
         assert_eq!(b.queued("blitz").await.unwrap(), [t]);
-    };
-    let outcome = AssertUnwindSafe(check).catch_unwind().await;
-    broker.delete_all_keys().await.unwrap();
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
+    })
+    .await;
 }
 
 /// Four instances on one Redis (four brokers under one prefix), each

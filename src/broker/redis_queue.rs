@@ -1,7 +1,8 @@
 //! The matchmaking queue and locks on Redis. Keys, under the broker prefix:
 //! `{mm}:t:<ticket>` (a hash per ticket), `{mm}:q:<ladder>` (a sorted set of
-//! the queued tickets by rating), `{mm}:p:<player>` (the player's latest
-//! ticket), `lock:<name>`. Every change that must be atomic is one Lua
+//! the queued tickets by rating), `{mm}:ql:<ladder>` (each queued ticket's
+//! fields as one line, for the pairing round's read), `{mm}:p:<player>`
+//! (the player's latest ticket), `lock:<name>`. Every change that must be atomic is one Lua
 //! script. On a Redis Cluster every key of the queue shares the hash tag
 //! `{mm}`, so each script's keys sit in one slot (one node): a player holds
 //! one live ticket across ladders, which one script checks atomically, so
@@ -86,9 +87,9 @@ return false
 /// reply of 10,000 short strings for 10,000 tickets.
 ///
 /// Each queued ticket's line is kept ready in the ladder's lines hash
-/// (`RedisBroker::line_key`), so the read is two commands over the whole range
-/// (`HMGET` in slices: Lua's `unpack` has a stack limit) instead of a hash
-/// read per ticket, which took 44 of a 10,000-ticket round's 52 ms of
+/// (`RedisBroker::line_key`), so the read is a `ZRANGE` and one `HMGET` per
+/// 4,000 tickets (Lua's `unpack` has a stack limit) instead of a hash read
+/// per ticket, which took 44 of a 10,000-ticket round's 52 ms of
 /// reading. A ticket queued before the lines existed (an upgrade with a
 /// live queue) gets its line built from its hash here, once.
 const QUEUED: &str = r"
@@ -153,8 +154,16 @@ local claimed, out = {}, {}
 for i = 1, (#KEYS - 2) / 2 do
   local ka, kb = KEYS[2 * i + 1], KEYS[2 * i + 2]
   local a, b = ARGV[3 * i], ARGV[3 * i + 1]
-  if a ~= b and redis.call('HGET', ka, 'status') == 'queued'
-      and redis.call('HGET', kb, 'status') == 'queued' then
+  local sa, sb = redis.call('HGET', ka, 'status'), redis.call('HGET', kb, 'status')
+  -- A queue entry whose ticket is gone (evicted, deleted) would be planned
+  -- and refused every round: it leaves the queue.
+  for _, gone in ipairs({{sa, a}, {sb, b}}) do
+    if not gone[1] then
+      redis.call('ZREM', KEYS[1], gone[2])
+      redis.call('HDEL', KEYS[2], gone[2])
+    end
+  end
+  if a ~= b and sa == 'queued' and sb == 'queued' then
     for _, t in ipairs({ka, kb}) do
       redis.call('HSET', t, 'status', 'matched', 'match_id', ARGV[3 * i - 1])
       redis.call('PEXPIRE', t, ARGV[1])

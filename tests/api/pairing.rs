@@ -268,3 +268,41 @@ async fn a_failed_chunk_loses_only_its_own_pairs_on_sqlite() {
 async fn a_failed_chunk_loses_only_its_own_pairs_on_postgres() {
     a_failed_chunk_loses_only_its_own_pairs(Backend::Postgres).await;
 }
+
+/// A ticket's line in the queue can lag its record: an instance of an
+/// earlier version, touching the ticket, writes only the record. The round
+/// reads the line, but the record decides whether the ticket was abandoned.
+#[actix_web::test]
+async fn a_ticket_touched_by_an_older_instance_is_not_abandoned() {
+    let Some(app) = manual_app(Backend::Postgres, |_| {}).await else {
+        return;
+    };
+    let Some(url) = app.ctx.config.redis_url.clone() else {
+        eprintln!("TEST_REDIS_URL is not set: this Redis check does not run");
+        return;
+    };
+    let a = app.quick_player("lagging").await;
+    let t = app.queue(&a, LADDER).await;
+    app.time.advance(61_000);
+    let mut raw = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_multiplexed_async_connection()
+        .await
+        .unwrap();
+    let key = format!("{}{{mm}}:t:{t}", app.ctx.config.redis_prefix);
+    let _: i64 = redis::cmd("HSET")
+        .arg(&key)
+        .arg("seen_at")
+        .arg(app.ctx.time.now_ms())
+        .query_async(&mut raw)
+        .await
+        .unwrap();
+    let round = uttt::worker::pairing::tick(&app.ctx).await.unwrap();
+    assert_eq!(round.abandoned, 0);
+    assert_ticket(&app, &t, TicketStatus::Queued).await;
+    // Left alone for another minute, it is abandoned after all.
+    app.time.advance(61_000);
+    let round = uttt::worker::pairing::tick(&app.ctx).await.unwrap();
+    assert_eq!(round.abandoned, 1);
+    assert_ticket(&app, &t, TicketStatus::Cancelled).await;
+}

@@ -27,7 +27,7 @@ use super::super::matches::record::{Mode, seat_str};
 use super::super::{ConflictCode, Context, Error, Result, events};
 use super::pairing;
 
-/// How often a round's write is tried when a concurrent pairing (another
+/// How often a chunk's write is tried when a concurrent pairing (another
 /// ladder's, on another instance) seats one of its players first: each try
 /// sees the other's commit and leaves that pair out.
 const WRITE_ATTEMPTS: usize = 3;
@@ -40,7 +40,7 @@ struct Planned {
     row: MatchRow,
 }
 
-/// What the round's transaction did with its claimed pairs (indexes).
+/// What a chunk's transaction did with its claimed pairs (indexes).
 #[derive(Debug, Default)]
 struct Outcome {
     /// Written.
@@ -79,8 +79,9 @@ const CHUNKS_AT_ONCE: usize = 4;
 /// and the other one goes back to the queue.
 ///
 /// # Errors
-/// Broker or store failures (that chunk's claimed tickets are then back in
-/// the queue; the matches of the other chunks stand and are announced).
+/// Broker or store failures of a chunk. Its claimed tickets are put back in
+/// the queue (or, if that fails too, by `reconcile_claims` once stale); the
+/// matches of the other chunks stand and are announced.
 pub async fn make_matches(
     ctx: &Context,
     ladder: &LadderConfig,
@@ -111,10 +112,15 @@ pub async fn make_matches(
         chunks.push(rest.by_ref().take(size).collect());
     }
     let count = chunks.len();
+    // A quarter of the pool at most, so that a large round leaves
+    // connections to the requests meanwhile.
     let at_once = match ctx.db.backend() {
-        Backend::Postgres => CHUNKS_AT_ONCE,
+        Backend::Postgres => {
+            CHUNKS_AT_ONCE.min(usize::try_from(ctx.config.db_pool_size / 4).unwrap_or(1))
+        }
         Backend::Sqlite => 1,
-    };
+    }
+    .max(1);
     let results: Vec<Result<Vec<String>>> = stream::iter(
         chunks
             .into_iter()
@@ -129,7 +135,7 @@ pub async fn make_matches(
         match result {
             Ok(ids) => made.extend(ids),
             Err(err) => {
-                tracing::warn!(error = %err, "a chunk of a pairing round failed; its tickets are queued again");
+                tracing::warn!(error = %err, "a chunk of a pairing round failed");
                 failed.get_or_insert(err);
             }
         }
@@ -188,6 +194,12 @@ async fn make_chunk(
             return Err(err);
         }
     };
+    let write_ms = written.elapsed().as_secs_f64() * 1000.0;
+    // The committed matches are announced first: a failure to put the
+    // left-out tickets back must not keep their players from hearing of them.
+    let announced = std::time::Instant::now();
+    announce(ctx, ladder, &planned, &outcome.made).await;
+    let announce_ms = announced.elapsed().as_secs_f64() * 1000.0;
     if !outcome.requeue.is_empty() {
         ctx.broker
             .release_tickets(&ladder.id, &outcome.requeue)
@@ -207,15 +219,12 @@ async fn make_chunk(
             "pair left out: a ticket is no longer queued in the database"
         );
     }
-    let write_ms = written.elapsed().as_secs_f64() * 1000.0;
-    let announced = std::time::Instant::now();
-    announce(ctx, ladder, &planned, &outcome.made).await;
     tracing::debug!(
         ladder = %ladder.id,
         matches = outcome.made.len(),
         claim_ms,
         write_ms,
-        announce_ms = announced.elapsed().as_secs_f64() * 1000.0,
+        announce_ms,
         "chunk of ranked matches made"
     );
     Ok(outcome
@@ -225,7 +234,7 @@ async fn make_chunk(
         .collect())
 }
 
-/// Writes the round's claimed pairs in one transaction, leaving out the
+/// Writes a chunk's claimed pairs in one transaction, leaving out the
 /// pairs it must not make; tries again when a concurrent pairing wins a race
 /// for one of its players.
 async fn write(ctx: &Context, planned: &Arc<Vec<Planned>>, now: Millis) -> Result<Outcome> {

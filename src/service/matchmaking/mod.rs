@@ -395,8 +395,17 @@ async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
     let started = std::time::Instant::now();
     let queue = ctx.broker.queued(&ladder.id).await?;
     let read_ms = started.elapsed().as_secs_f64() * 1000.0;
-    for ticket in queue {
+    for mut ticket in queue {
         if now - ticket.seen_at > abandon {
+            // The queue's read may lag the ticket's own record (a line
+            // written by an older instance's touch): the record decides.
+            if let Some(held) = ctx.broker.ticket(&ticket.id).await?
+                && now - held.seen_at <= abandon
+            {
+                ticket.seen_at = held.seen_at;
+                live.push(ticket);
+                continue;
+            }
             if ctx.broker.cancel(&ticket.id, "abandoned").await? == Cancelled::Cancelled {
                 let tid = ticket.id.clone();
                 ctx.db
