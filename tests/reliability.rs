@@ -851,11 +851,16 @@ async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock(
         .get_multiplexed_async_connection()
         .await
         .unwrap();
-    let locks: Vec<String> = redis::cmd("KEYS")
-        .arg(format!("{prefix}lock:*"))
-        .query_async(&mut conn)
-        .await
-        .unwrap();
+    // SCAN, not KEYS: one KEYS over a Redis that holds other keys (a
+    // benchmark left 1.9 million) outlasts the client's response timeout.
+    let mut found: redis::AsyncIter<'_, String> =
+        redis::AsyncCommands::scan_match(&mut conn, format!("{prefix}lock:*"))
+            .await
+            .unwrap();
+    let mut locks = Vec::new();
+    while let Some(key) = found.next_item().await {
+        locks.push(key.unwrap());
+    }
     assert!(locks.is_empty(), "broker locks left behind: {locks:?}");
     let _ = std::fs::remove_dir_all(&dir);
 }
