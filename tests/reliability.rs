@@ -1140,13 +1140,13 @@ async fn a_tournament_run_by_two_instances_survives_kill_9_of_one_and_pairs_each
 /// PostgreSQL does, and waits until those backends are gone; returns how
 /// many there were.
 fn drop_connections(admin_url: &str, db: &TestDatabase) -> usize {
-    use diesel::{Connection, RunQueryDsl};
+    use diesel::RunQueryDsl;
     #[derive(diesel::QueryableByName)]
     struct Backend {
         #[diesel(sql_type = diesel::sql_types::Integer)]
         pid: i32,
     }
-    let mut conn = diesel::PgConnection::establish(admin_url).unwrap();
+    let mut conn = uttt::store::connect_pg(admin_url).unwrap();
     let ended: Vec<Backend> = diesel::sql_query(format!(
         // Materialized first: the planner may otherwise call
         // pg_terminate_backend before the datname filter, on any backend,
@@ -1247,4 +1247,66 @@ async fn connections_the_database_dropped_cost_no_read_and_at_most_one_write() {
         );
     }
     let _ = std::fs::remove_dir_all(&setup.dir);
+}
+
+/// A process that exits while other threads still use encrypted PostgreSQL
+/// connections exits cleanly. OpenSSL's clean-up at exit used to free what
+/// those threads were using, so a test binary or a server died of SIGSEGV
+/// after its work was done (1 run in 12 of the API tests here).
+#[test]
+fn a_process_exiting_amid_busy_postgres_connections_exits_cleanly() {
+    let Some((db, _)) = env_or_skip() else { return };
+    let exe = std::env::current_exe().unwrap();
+    for run in 0..15 {
+        let out = Command::new(&exe)
+            .args(["--ignored", "--exact", "busy_postgres_connections_at_exit"])
+            .env("TEST_DATABASE_URL", &db)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "run {run}: the process ended with {}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Run as a child process by the test above: leaves four threads opening,
+/// using and closing PostgreSQL connections as fast as they can and returns,
+/// so the harness exits amid them.
+#[test]
+#[ignore = "a child process of a_process_exiting_amid_busy_postgres_connections_exits_cleanly"]
+fn busy_postgres_connections_at_exit() {
+    use diesel::RunQueryDsl;
+    let url = std::env::var("TEST_DATABASE_URL").unwrap();
+    let mut conn = uttt::store::connect_pg(&url).unwrap();
+    #[derive(diesel::QueryableByName)]
+    struct Ssl {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        ssl: bool,
+    }
+    let ssl: Vec<Ssl> =
+        diesel::sql_query("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()")
+            .load(&mut conn)
+            .unwrap();
+    if !ssl.first().is_some_and(|s| s.ssl) {
+        eprintln!("NOTICE: this PostgreSQL connection is not encrypted; OpenSSL is not exercised");
+    }
+    let (started, ready) = std::sync::mpsc::channel();
+    for _ in 0..4 {
+        let (url, started) = (url.clone(), started.clone());
+        // Connecting and closing: each connection makes and frees its own
+        // OpenSSL context, which is what raced with the clean-up.
+        std::thread::spawn(move || {
+            let _ = started.send(());
+            while let Ok(mut conn) = uttt::store::connect_pg(&url) {
+                let _ = diesel::sql_query("SELECT 1").execute(&mut conn);
+            }
+        });
+    }
+    for _ in 0..4 {
+        ready.recv().unwrap();
+    }
+    std::thread::sleep(Duration::from_millis(20));
 }

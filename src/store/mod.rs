@@ -9,6 +9,7 @@ mod connection;
 pub mod history;
 pub mod kinds;
 pub mod matches;
+mod pg_connect;
 pub mod players;
 pub mod ratings;
 pub mod refresh_tokens;
@@ -25,10 +26,11 @@ use std::time::{Duration, Instant};
 use diesel::connection::{AnsiTransactionManager, CacheSize, SimpleConnection, TransactionManager};
 use diesel::r2d2::R2D2Connection;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use diesel::{Connection, PgConnection, SqliteConnection};
+use diesel::{Connection, SqliteConnection};
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 pub use connection::DbConnection;
+pub use pg_connect::connect_pg;
 
 use crate::config::DatabaseConfig;
 use crate::time::ms_of;
@@ -202,8 +204,7 @@ impl Manager {
     fn open(&self) -> Result<DbConnection, diesel::r2d2::Error> {
         match &self.database {
             DatabaseConfig::Postgres(url) => {
-                let mut conn =
-                    PgConnection::establish(url).map_err(diesel::r2d2::Error::ConnectionError)?;
+                let mut conn = connect_pg(url).map_err(diesel::r2d2::Error::ConnectionError)?;
                 if !self.prepared_statements {
                     // Unnamed statements: parse, bind and execute go in one
                     // message sequence, so PgBouncer in transaction pooling

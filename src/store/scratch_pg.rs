@@ -4,8 +4,8 @@
 // A failed unwrap in a test helper is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use diesel::PgConnection;
 use diesel::connection::SimpleConnection;
-use diesel::{Connection, PgConnection};
 
 /// Runs `test` with a connection to a fresh database named after `prefix`,
 /// then drops the database, passing a failure of `test` on. Without
@@ -17,7 +17,7 @@ pub fn with_scratch_database(prefix: &str, test: impl FnOnce(PgConnection)) {
         return;
     };
     let name = format!("{prefix}_{}", crate::ids::record_id().to_lowercase());
-    let mut admin = PgConnection::establish(&admin_url).unwrap_or_else(|e| {
+    let mut admin = crate::store::connect_pg(&admin_url).unwrap_or_else(|e| {
         panic!("TEST_DATABASE_URL is set to {admin_url} but PostgreSQL cannot be reached: {e}")
     });
     admin
@@ -26,7 +26,7 @@ pub fn with_scratch_database(prefix: &str, test: impl FnOnce(PgConnection)) {
     let base = admin_url.split('?').next().unwrap_or(&admin_url);
     let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        test(PgConnection::establish(&url).unwrap());
+        test(crate::store::connect_pg(&url).unwrap());
     }));
     let dropped = admin.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"));
     match (result, dropped) {

@@ -57,7 +57,7 @@ async fn readyz_and_requests_answer_503_when_the_database_goes_away() {
     // Drop the test database under the running server.
     let db = app.config.database_name().unwrap().to_owned();
     let admin = std::env::var("TEST_DATABASE_URL").unwrap();
-    let mut conn = <diesel::PgConnection as diesel::Connection>::establish(&admin).unwrap();
+    let mut conn = uttt::store::connect_pg(&admin).unwrap();
     diesel::RunQueryDsl::execute(
         diesel::sql_query(format!("DROP DATABASE {db} WITH (FORCE)")),
         &mut conn,

@@ -1,6 +1,6 @@
 //! PostgreSQL databases made for one test each.
 
-use diesel::{Connection, PgConnection, RunQueryDsl};
+use diesel::RunQueryDsl;
 
 /// A PostgreSQL database made for one test, dropped with it.
 pub struct TestDatabase {
@@ -14,7 +14,7 @@ impl TestDatabase {
     /// Creates a database on the server of `admin_url`.
     pub fn create(admin_url: &str) -> TestDatabase {
         let name = format!("uttt_test_{}", uttt::ids::record_id().to_lowercase());
-        let mut conn = PgConnection::establish(admin_url).unwrap_or_else(|e| {
+        let mut conn = uttt::store::connect_pg(admin_url).unwrap_or_else(|e| {
             panic!("TEST_DATABASE_URL is set to {admin_url} but PostgreSQL cannot be reached: {e}")
         });
         diesel::sql_query(format!("CREATE DATABASE {name}"))
@@ -36,7 +36,7 @@ impl TestDatabase {
 
 impl Drop for TestDatabase {
     fn drop(&mut self) {
-        if let Ok(mut conn) = PgConnection::establish(&self.admin_url) {
+        if let Ok(mut conn) = uttt::store::connect_pg(&self.admin_url) {
             let _ = diesel::sql_query(format!(
                 "DROP DATABASE IF EXISTS {} WITH (FORCE)",
                 self.name
