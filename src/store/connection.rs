@@ -1,5 +1,9 @@
 //! One connection type over both backends, so the crate has one set of queries.
 
+// The derived `establish` picks the backend by URL and so calls both
+// backends' own; the pool opens PostgreSQL through `connect_pg` instead.
+#![allow(clippy::disallowed_methods)]
+
 use diesel::{PgConnection, SqliteConnection};
 
 /// A connection to PostgreSQL (production) or SQLite (the embedded default).

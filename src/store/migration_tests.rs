@@ -164,6 +164,7 @@ fn tournament_mode_migration_keeps_sqlite_matches_and_relabels_tournament_games(
     let dir = std::env::temp_dir().join(format!("uttt-migration-{}", crate::ids::record_id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("uttt.db");
+    #[allow(clippy::disallowed_methods)] // SQLite: no OpenSSL involved
     let mut conn = SqliteConnection::establish(&path.to_string_lossy()).unwrap();
     conn.batch_execute("PRAGMA foreign_keys = ON;").unwrap();
     check(&mut conn, || SQLITE_MIGRATIONS);

@@ -214,6 +214,7 @@ impl Manager {
                 Ok(DbConnection::Pg(conn))
             }
             DatabaseConfig::Sqlite(path) => {
+                #[allow(clippy::disallowed_methods)] // SQLite: no OpenSSL involved
                 let mut conn = SqliteConnection::establish(&path.to_string_lossy())
                     .map_err(diesel::r2d2::Error::ConnectionError)?;
                 // busy_timeout first: switching to WAL itself needs the lock.

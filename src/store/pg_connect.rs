@@ -15,6 +15,7 @@ use diesel::{Connection, ConnectionResult, PgConnection};
 
 /// Opens a PostgreSQL connection to `url`, having first made sure OpenSSL
 /// registers no clean-up at exit.
+#[allow(clippy::disallowed_methods)] // the one place it is allowed
 pub fn connect_pg(url: &str) -> ConnectionResult<PgConnection> {
     openssl_sys::init();
     PgConnection::establish(url)
