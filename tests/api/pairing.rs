@@ -306,3 +306,75 @@ async fn a_ticket_touched_by_an_older_instance_is_not_abandoned() {
     assert_eq!(round.abandoned, 1);
     assert_ticket(&app, &t, TicketStatus::Cancelled).await;
 }
+
+/// A round that outlives its ladder's lock, while another instance takes
+/// the lock, claims no further chunk: the rest of its pairs stay queued for
+/// the instance that pairs the ladder now.
+#[actix_web::test]
+async fn a_round_that_loses_its_lock_leaves_its_remaining_chunks_queued() {
+    let Some(app) = manual_app(Backend::Postgres, |c| {
+        c.matchmaking.chunk_pairs = 2;
+        // A quarter of the pool: the chunks are written one at a time.
+        c.db_pool_size = 4;
+    })
+    .await
+    else {
+        return;
+    };
+    let mut queued: Vec<(Player, String)> = Vec::new();
+    for i in 0..12 {
+        let player = app.quick_player(&format!("lapse_{i}")).await;
+        let ticket = app.queue(&player, LADDER).await;
+        queued.push((player, ticket));
+    }
+    // Every chunk's ticket update takes a second: time to take the lock.
+    app.ctx
+        .db
+        .run(|conn| {
+            conn.batch_execute(
+                "CREATE FUNCTION slow_chunk() RETURNS trigger LANGUAGE plpgsql AS
+                   $$ BEGIN PERFORM pg_sleep(1); RETURN NULL; END $$;
+                 CREATE TRIGGER slow_chunk BEFORE UPDATE ON tickets
+                   FOR EACH STATEMENT EXECUTE FUNCTION slow_chunk();",
+            )
+            .map_err(StoreError::from)
+        })
+        .await
+        .unwrap();
+    let ctx = app.ctx.clone();
+    let round = actix_web::rt::spawn(async move { uttt::worker::pairing::tick(&ctx).await });
+    actix_web::rt::time::sleep(std::time::Duration::from_millis(400)).await;
+    let lock = format!("pairing:{LADDER}");
+    let broker = &app.ctx.broker;
+    broker.unlock(&lock, &app.ctx.instance).await.unwrap();
+    let ttl = std::time::Duration::from_secs(60);
+    assert!(
+        broker
+            .try_lock(&lock, "another-instance", ttl)
+            .await
+            .unwrap()
+    );
+
+    let round = round.await.unwrap().unwrap();
+    assert_eq!(round.matched, 2, "the first chunk only");
+    let seats = ranked_seats(&app).await;
+    assert_eq!(seats.len(), 2, "{seats:?}");
+    let seated: HashSet<&String> = seats.values().flatten().collect();
+    assert_eq!(seated.len(), 4);
+    for (player, ticket) in &queued {
+        let status = if seated.contains(&player.id) {
+            TicketStatus::Matched
+        } else {
+            TicketStatus::Queued
+        };
+        assert_ticket(&app, ticket, status).await;
+    }
+    assert_eq!(broker.queue_size(LADDER).await.unwrap(), 8, "unclaimed");
+    assert_eq!(pair_now(&app).await, 0, "the other instance holds the lock");
+
+    broker.unlock(&lock, "another-instance").await.unwrap();
+    assert_eq!(pair_now(&app).await, 4, "the next round pairs them");
+    for (_, ticket) in &queued {
+        assert_ticket(&app, ticket, TicketStatus::Matched).await;
+    }
+}

@@ -61,6 +61,15 @@ struct Outcome {
 /// on one core). Each holds one pooled connection while it writes.
 const CHUNKS_AT_ONCE: usize = 4;
 
+/// The ladder's pairing lock a round holds while it makes its matches.
+#[derive(Debug, Clone, Copy)]
+pub struct HeldLock<'a> {
+    /// The lock's name in the broker.
+    pub name: &'a str,
+    /// How long a renewal keeps it.
+    pub ttl: std::time::Duration,
+}
+
 /// Turns the planned pairs of a round on `ladder` into ranked matches, in
 /// chunks of `chunk_pairs` pairs (`UTTT_MM_CHUNK_PAIRS`): each chunk is claimed in the broker in one
 /// call, its claimed pairs are written in one transaction, and its
@@ -70,6 +79,11 @@ const CHUNKS_AT_ONCE: usize = 4;
 /// transaction, as a whole round once was, so the crash safety of issue 9
 /// holds chunk by chunk: a crash leaves some chunks committed and others
 /// claimed without a match, which `reconcile_claims` puts back.
+///
+/// With `lock`, the round's pairing lock is renewed before each chunk is
+/// claimed. A chunk that finds the lock held by another instance (the round
+/// outlived it) is not claimed: its tickets stay queued for the instance
+/// that pairs the ladder now, whose round would otherwise meet them claimed.
 ///
 /// A player already seated in an unfinished ranked match is never paired
 /// again: the transaction checks every player of its chunk, and the unique
@@ -86,6 +100,7 @@ pub async fn make_matches(
     ctx: &Context,
     ladder: &LadderConfig,
     pairs: &[(&Ticket, &Ticket)],
+    lock: Option<HeldLock<'_>>,
 ) -> Result<Vec<String>> {
     if pairs.is_empty() {
         return Ok(Vec::new());
@@ -124,7 +139,7 @@ pub async fn make_matches(
     let results: Vec<Result<Vec<String>>> = stream::iter(
         chunks
             .into_iter()
-            .map(|chunk| make_chunk(ctx, ladder, chunk, now)),
+            .map(|chunk| make_chunk(ctx, ladder, chunk, now, lock)),
     )
     .buffer_unordered(at_once)
     .collect()
@@ -153,14 +168,29 @@ pub async fn make_matches(
     }
 }
 
-/// One chunk of a round: claims its pairs, writes the claimed ones in one
-/// transaction and announces the matches made. Returns their ids.
+/// One chunk of a round: renews the round's lock, claims its pairs, writes
+/// the claimed ones in one transaction and announces the matches made.
+/// Returns their ids.
 async fn make_chunk(
     ctx: &Context,
     ladder: &LadderConfig,
     planned: Vec<Planned>,
     now: Millis,
+    lock: Option<HeldLock<'_>>,
 ) -> Result<Vec<String>> {
+    if let Some(lock) = lock
+        && !ctx
+            .broker
+            .try_lock(lock.name, &ctx.instance, lock.ttl)
+            .await?
+    {
+        tracing::warn!(
+            ladder = %ladder.id,
+            pairs = planned.len(),
+            "pairing lock taken by another instance mid-round: this chunk's tickets stay queued"
+        );
+        return Ok(Vec::new());
+    }
     let claims: Vec<PairClaim> = planned
         .iter()
         .map(|p| PairClaim {

@@ -283,7 +283,7 @@ pub async fn make_match(
     a: &Ticket,
     b: &Ticket,
 ) -> Result<Option<String>> {
-    Ok(batch::make_matches(ctx, ladder, &[(a, b)])
+    Ok(batch::make_matches(ctx, ladder, &[(a, b)], None)
         .await?
         .into_iter()
         .next())
@@ -310,7 +310,8 @@ pub async fn round(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
     if !ctx.broker.try_lock(&lock, &ctx.instance, ttl).await? {
         return Ok(Round::default());
     }
-    let result = round_locked(ctx, ladder).await;
+    let held = batch::HeldLock { name: &lock, ttl };
+    let result = round_locked(ctx, ladder, held).await;
     ctx.broker.unlock(&lock, &ctx.instance).await?;
     result
 }
@@ -386,7 +387,11 @@ pub async fn reconcile_claims(ctx: &Context) -> Result<usize> {
     Ok(released)
 }
 
-async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
+async fn round_locked(
+    ctx: &Context,
+    ladder: &LadderConfig,
+    lock: batch::HeldLock<'_>,
+) -> Result<Round> {
     let now = ctx.time.now_ms();
     let abandon =
         i64::try_from(ctx.config.matchmaking.abandon_after.as_millis()).unwrap_or(i64::MAX);
@@ -424,7 +429,9 @@ async fn round_locked(ctx: &Context, ladder: &LadderConfig) -> Result<Round> {
         .map(|(a, b)| (&live[a], &live[b]))
         .collect();
     let plan_ms = planning.elapsed().as_secs_f64() * 1000.0;
-    round.matched = batch::make_matches(ctx, ladder, &pairs).await?.len();
+    round.matched = batch::make_matches(ctx, ladder, &pairs, Some(lock))
+        .await?
+        .len();
     if !pairs.is_empty() {
         tracing::info!(
             ladder = %ladder.id,
