@@ -63,6 +63,23 @@ impl Default for QueueScripts {
 /// How long a finished ticket stays readable.
 const FINISHED_TICKET_TTL_MS: u64 = 24 * 3600 * 1000;
 
+/// Lua for the scripts that build a ticket's line from its hash:
+/// `line_of(key)` returns the line ([`QUEUED_FIELDS`], tab-separated, a
+/// missing field empty) and the fields. One text, so the scripts cannot
+/// disagree on the fields' order.
+macro_rules! line_of {
+    () => {
+        r"
+local function line_of(t)
+  local f = redis.call('HMGET', t, 'player', 'rating', 'created_at', 'seen_at',
+    'status', 'last_x_at', 'last_opp')
+  for n = 1, 7 do f[n] = f[n] or '' end
+  return table.concat(f, '\t'), f
+end
+"
+    };
+}
+
 /// KEYS: the player's key (routing). ARGV: prefix, id, player, ladder, rating,
 /// created_at, seen_at, last_x_at, last_opponent.
 const ENQUEUE: &str = r"
@@ -92,7 +109,9 @@ return false
 /// per ticket, which took 44 of a 10,000-ticket round's 52 ms of
 /// reading. A ticket queued before the lines existed (an upgrade with a
 /// live queue) gets its line built from its hash here, once.
-const QUEUED: &str = r"
+const QUEUED: &str = concat!(
+    line_of!(),
+    r"
 local ids = redis.call('ZRANGE', KEYS[1], ARGV[2], ARGV[3])
 local out = {}
 for j = 1, #ids, 4000 do
@@ -101,17 +120,16 @@ for j = 1, #ids, 4000 do
   for k = 1, last - j + 1 do
     local id, line = ids[j + k - 1], lines[k]
     if not line then
-      local f = redis.call('HMGET', ARGV[1] .. id, 'player', 'rating', 'created_at', 'seen_at',
-        'status', 'last_x_at', 'last_opp')
-      for n = 1, 7 do f[n] = f[n] or '' end
-      line = table.concat(f, '\t')
+      local f
+      line, f = line_of(ARGV[1] .. id)
       if f[5] == 'queued' then redis.call('HSET', KEYS[2], id, line) end
     end
     out[#out + 1] = id .. '\t' .. line
   end
 end
 return out
-";
+"
+);
 
 /// The ticket fields [`QUEUED`] returns, in order.
 const QUEUED_FIELDS: [&str; 7] = [
@@ -183,22 +201,23 @@ return out
 ";
 
 /// KEYS: the ladder's queue, its lines, then tickets. ARGV: their ids.
-const RELEASE: &str = r"
+const RELEASE: &str = concat!(
+    line_of!(),
+    r"
 for i = 3, #KEYS do
   local t = KEYS[i]
   if redis.call('HGET', t, 'status') == 'matched' then
     redis.call('HSET', t, 'status', 'queued')
     redis.call('HDEL', t, 'match_id')
     redis.call('PERSIST', t)
-    local f = redis.call('HMGET', t, 'player', 'rating', 'created_at', 'seen_at',
-      'status', 'last_x_at', 'last_opp')
-    for n = 1, 7 do f[n] = f[n] or '' end
+    local line, f = line_of(t)
     redis.call('ZADD', KEYS[1], f[2], ARGV[i - 2])
-    redis.call('HSET', KEYS[2], ARGV[i - 2], table.concat(f, '\t'))
+    redis.call('HSET', KEYS[2], ARGV[i - 2], line)
   end
 end
 return 1
-";
+"
+);
 
 /// Tickets read by one call of [`QUEUED`]: a call over 100,000 tickets took
 /// 0.8 s (when it read each ticket's hash), past the connection's response
@@ -211,20 +230,21 @@ const CLAIM_BATCH: usize = 5_000;
 
 /// KEYS: ticket. ARGV: at, the key prefix. A queued ticket's line in its
 /// ladder's lines hash changes with it.
-const TOUCH: &str = r"
+const TOUCH: &str = concat!(
+    line_of!(),
+    r"
 local old = tonumber(redis.call('HGET', KEYS[1], 'seen_at') or '-1')
 if old and old >= 0 and tonumber(ARGV[1]) > old then
   redis.call('HSET', KEYS[1], 'seen_at', ARGV[1])
-  local f = redis.call('HMGET', KEYS[1], 'player', 'rating', 'created_at', 'seen_at',
-    'status', 'last_x_at', 'last_opp', 'ladder', 'id')
+  local line, f = line_of(KEYS[1])
   if f[5] == 'queued' then
-    for n = 1, 7 do f[n] = f[n] or '' end
-    redis.call('HSET', ARGV[2] .. '{mm}:ql:' .. f[8], f[9],
-      table.concat({f[1], f[2], f[3], f[4], f[5], f[6], f[7]}, '\t'))
+    local at = redis.call('HMGET', KEYS[1], 'ladder', 'id')
+    redis.call('HSET', ARGV[2] .. '{mm}:ql:' .. at[1], at[2], line)
   end
 end
 return 1
-";
+"
+);
 
 /// KEYS: lock. ARGV: token, ttl.
 const LOCK: &str = r"
