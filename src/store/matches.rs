@@ -103,11 +103,18 @@ pub struct MoveRow {
     pub by_cpu: bool,
 }
 
-/// Inserts a new match.
+/// Inserts a new match and its seats.
 ///
 /// # Errors
-/// Database errors.
+/// Database errors; a foreign-key violation when a seated player does not
+/// exist (`store::seat_guard`).
 pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
+    let seated: Vec<&str> = [&row.x_player_id, &row.o_player_id]
+        .into_iter()
+        .flatten()
+        .map(|p| p.as_str())
+        .collect();
+    super::seat_guard::check_players(conn, &seated)?;
     diesel::insert_into(matches::table)
         .values(row)
         .execute(conn)?;
@@ -172,11 +179,19 @@ fn seat_rows(rows: &[MatchRow]) -> Vec<SeatRow> {
 ///
 /// # Errors
 /// Database errors; a unique violation when a player already sits in an
-/// unfinished ranked match (`match_players_one_ranked`).
+/// unfinished ranked match (`match_players_one_ranked`); a foreign-key
+/// violation when a seated player does not exist (`store::seat_guard`).
 pub fn insert_many(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<(), StoreError> {
     if rows.is_empty() {
         return Ok(());
     }
+    let seated: Vec<&str> = rows
+        .iter()
+        .flat_map(|row| [&row.x_player_id, &row.o_player_id])
+        .flatten()
+        .map(|p| p.as_str())
+        .collect();
+    super::seat_guard::check_players(conn, &seated)?;
     if let DbConnection::Pg(pg) = &mut *conn {
         diesel::copy_from(matches::table)
             .from_insertable(rows)

@@ -15,6 +15,7 @@ pub mod ratings;
 pub mod refresh_tokens;
 pub mod rooms;
 pub mod schema;
+mod seat_guard;
 pub mod tickets;
 pub mod tournaments;
 pub mod versus;
@@ -558,3 +559,5 @@ mod migration_tests;
 mod prepared_tests;
 #[cfg(test)]
 mod scratch_pg;
+#[cfg(test)]
+mod seat_guard_tests;

@@ -145,22 +145,23 @@ pub fn set_role(conn: &mut DbConnection, username: &str, role: &str) -> Result<b
     Ok(updated == 1)
 }
 
-/// Deletes a player (and, by cascade, their refresh tokens, seats, ratings
-/// and entries). Their matches stay, the other player's record, with the
-/// deleted player's seat emptied (`x_player_id`/`o_player_id` NULL): on
-/// PostgreSQL `matches` has no key to `players` that would do it (issue 21:
-/// `match_players.player_id` alone checks a new match's players), so it is
-/// done here, in one transaction, through the player's `match_players` rows
-/// before their cascade removes them.
+/// Deletes a player (and, by cascade, their refresh tokens, ratings and
+/// entries) and their seats. Their matches stay, the other player's record,
+/// with the deleted player's seat emptied (`x_player_id`/`o_player_id`
+/// NULL): on PostgreSQL neither `matches` nor `match_players` has a key to
+/// `players` that would do it (issues 21 and 18; `store::seat_guard` checks
+/// a new match's players instead), so it is done here, in one transaction,
+/// through the player's `match_players` rows, which are then deleted.
 ///
 /// # Errors
 /// Database errors.
 pub fn delete(conn: &mut DbConnection, id: &str) -> Result<bool, StoreError> {
     conn.transaction::<_, StoreError, _>(|conn| {
-        // The player's row first (PostgreSQL): a match being created for
-        // them has either committed, and its seats are emptied below, or
-        // waits on this lock and then fails the key of `match_players`.
+        // The seat writers' lock first (PostgreSQL): a match being created
+        // for them has either committed, and its seats are emptied below,
+        // or waits for this transaction and then finds the player gone.
         // SQLite runs one writer at a time.
+        super::seat_guard::lock_for_deletion(conn)?;
         if let DbConnection::Pg(pg) = conn {
             let found = players::table
                 .find(id)
@@ -194,6 +195,10 @@ pub fn delete(conn: &mut DbConnection, id: &str) -> Result<bool, StoreError> {
         }
         empty_seat!(matches::x_player_id);
         empty_seat!(matches::o_player_id);
+        execute_on_backend!(
+            conn,
+            diesel::delete(match_players::table.filter(match_players::player_id.eq(id)))
+        )?;
         Ok(execute_on_backend!(conn, diesel::delete(players::table.find(id)))? == 1)
     })
 }

@@ -12,6 +12,15 @@ use diesel::connection::SimpleConnection;
 /// `TEST_DATABASE_URL` it says so and returns; with it set but PostgreSQL
 /// unreachable it fails.
 pub fn with_scratch_database(prefix: &str, test: impl FnOnce(PgConnection)) {
+    with_scratch_url(prefix, |url| {
+        test(crate::store::connect_pg(url).unwrap());
+    });
+}
+
+/// Runs `test` with the URL of a fresh database named after `prefix` (for a
+/// test that opens several connections), then drops the database, as
+/// [`with_scratch_database`] does.
+pub fn with_scratch_url(prefix: &str, test: impl FnOnce(&str)) {
     let Ok(admin_url) = std::env::var("TEST_DATABASE_URL") else {
         eprintln!("NOTICE: PostgreSQL test skipped: TEST_DATABASE_URL is not set");
         return;
@@ -26,7 +35,7 @@ pub fn with_scratch_database(prefix: &str, test: impl FnOnce(PgConnection)) {
     let base = admin_url.split('?').next().unwrap_or(&admin_url);
     let url = format!("{}/{name}", &base[..base.rfind('/').unwrap()]);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        test(crate::store::connect_pg(&url).unwrap());
+        test(&url);
     }));
     let dropped = admin.batch_execute(&format!("DROP DATABASE {name} WITH (FORCE)"));
     match (result, dropped) {

@@ -161,8 +161,9 @@ pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchStat
 ///
 /// The player is taken from a checked token without a look-up: a move is
 /// accepted only from a player seated in the locked match row, and a seat
-/// names an existing player (deleting a player clears their seats, by the
-/// foreign key, in the same transaction). A refused move looks the player
+/// names an existing player (deleting a player clears their seats in the
+/// same transaction, and no seat is written for a missing player:
+/// `store::seat_guard`). A refused move looks the player
 /// up, so that a deleted player's token is still refused as `unauthorized`
 /// before anything else is said.
 ///
