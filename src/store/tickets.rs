@@ -180,7 +180,12 @@ pub fn mark_cancelled(
     )
 }
 
-/// Every queued ticket (to put back into a broker that lost its queue).
+/// Every queued ticket (to put back into a broker that lost its queue, or
+/// to find claims without a match). On PostgreSQL no index lists the queued
+/// tickets, so that a pairing round's update of a ticket is a HOT update
+/// (see the migration `tickets_updated_in_place`): this walks
+/// `tickets_created`, over the tickets of the last day
+/// ([`delete_finished_before`] keeps no more) and any older still queued.
 ///
 /// # Errors
 /// Database errors.
@@ -207,4 +212,30 @@ pub fn queued_for_player(
         .select(tickets::id)
         .first(conn)
         .optional()?)
+}
+
+/// Deletes up to `limit` tickets that are no longer queued (matched or
+/// cancelled: the match and the rating changes are the record of what came
+/// of them) and were created and last changed before `cutoff`; returns how
+/// many.
+///
+/// # Errors
+/// Database errors.
+pub fn delete_finished_before(
+    conn: &mut DbConnection,
+    cutoff: i64,
+    limit: i64,
+) -> Result<usize, StoreError> {
+    let ids: Vec<String> = tickets::table
+        .filter(tickets::created_at.lt(cutoff))
+        .filter(tickets::updated_at.lt(cutoff))
+        .filter(tickets::status.ne("queued"))
+        .order(tickets::created_at.asc())
+        .select(tickets::id)
+        .limit(limit)
+        .load(conn)?;
+    if ids.is_empty() {
+        return Ok(0);
+    }
+    Ok(diesel::delete(tickets::table.filter(tickets::id.eq_any(&ids))).execute(conn)?)
 }

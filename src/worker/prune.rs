@@ -1,11 +1,15 @@
 //! The pruning worker: deletes what can never be used again, so tables do
 //! not grow without bound — refresh tokens past their expiry (wall clock, as
-//! tokens are) and rooms nobody joined within their time to live (game
-//! time). Rate-limit counters need no pruning: they live in the broker with
+//! tokens are), rooms nobody joined within their time to live (game time)
+//! and matchmaking tickets finished more than a day ago (game time: the
+//! broker forgets a matched ticket after a day too). Rate-limit counters need no pruning: they live in the broker with
 //! a time to live (Redis) or are swept when many are held (in-process).
 
 use crate::service::{Context, Result, rooms};
-use crate::store::refresh_tokens;
+use crate::store::{refresh_tokens, tickets};
+
+/// How long a matched or cancelled ticket's record is kept (ms).
+pub const TICKETS_KEPT_MS: i64 = 24 * 60 * 60 * 1000;
 
 /// Rows deleted per statement, so no transaction holds locks for long.
 const CHUNK: i64 = 1_000;
@@ -19,9 +23,11 @@ pub struct Pruned {
     pub refresh_tokens: usize,
     /// Rooms nobody joined in time.
     pub rooms: usize,
+    /// Tickets matched or cancelled more than a day ago.
+    pub tickets: usize,
 }
 
-/// Deletes expired refresh tokens and expired unjoined rooms.
+/// Deletes expired refresh tokens, expired unjoined rooms and old finished tickets.
 ///
 /// # Errors
 /// Store failures.
@@ -45,10 +51,22 @@ pub async fn tick(ctx: &Context) -> Result<Pruned> {
             break;
         }
     }
+    let cutoff = ctx.time.now_ms() - TICKETS_KEPT_MS;
+    for _ in 0..ROUNDS {
+        let n = ctx
+            .db
+            .write(move |conn| tickets::delete_finished_before(conn, cutoff, CHUNK))
+            .await?;
+        pruned.tickets += n;
+        if n < CHUNK as usize {
+            break;
+        }
+    }
     if pruned != Pruned::default() {
         tracing::info!(
             refresh_tokens = pruned.refresh_tokens,
             rooms = pruned.rooms,
+            tickets = pruned.tickets,
             "pruned expired rows"
         );
     }

@@ -1047,3 +1047,90 @@ async fn the_pruning_worker_deletes_expired_refresh_tokens_only_on_sqlite() {
 async fn the_pruning_worker_deletes_expired_refresh_tokens_only_on_postgres() {
     pruning(Backend::Postgres).await;
 }
+
+/// Tickets matched or cancelled over a day ago (created and last changed
+/// then) are deleted; queued ones and recently finished ones are kept.
+async fn ticket_pruning(backend: Backend) {
+    let Some(mut config) = TestConfig::new(backend) else {
+        return;
+    };
+    // Only the test ticks the pruning worker.
+    config.config.workers = uttt::config::Workers::NONE;
+    let app = TestApp::start(config).await;
+    let p = app.register("ticketholder").await;
+    let now = app.time.now_ms();
+    let day = uttt::worker::prune::TICKETS_KEPT_MS;
+    // (id, status, created_at, updated_at, pruned)
+    let cases = [
+        ("old-matched", "matched", now - 2 * day, now - 2 * day, true),
+        (
+            "old-cancelled",
+            "cancelled",
+            now - day - 1_000,
+            now - day - 1_000,
+            true,
+        ),
+        (
+            "old-but-just-matched",
+            "matched",
+            now - 2 * day,
+            now - 1_000,
+            false,
+        ),
+        (
+            "old-still-queued",
+            "queued",
+            now - 2 * day,
+            now - 2 * day,
+            false,
+        ),
+        ("recent-matched", "matched", now - 1_000, now - 1_000, false),
+    ];
+    let rows: Vec<_> = cases
+        .iter()
+        .map(
+            |&(id, status, created_at, updated_at, _)| uttt::store::tickets::TicketRow {
+                id: id.into(),
+                player_id: p.id.clone(),
+                ladder: "ultimate-10m".into(),
+                rating: 1500.0,
+                status: status.into(),
+                match_id: None,
+                reason: None,
+                created_at,
+                updated_at,
+            },
+        )
+        .collect();
+    app.ctx
+        .db
+        .run(move |conn| uttt::store::tickets::insert_many(conn, &rows))
+        .await
+        .unwrap();
+    let pruned = uttt::worker::prune::tick(&app.ctx).await.unwrap();
+    assert_eq!(pruned.tickets, 2);
+    assert_eq!(
+        uttt::worker::prune::tick(&app.ctx).await.unwrap().tickets,
+        0,
+        "idempotent"
+    );
+    for (id, _, _, _, gone) in cases {
+        let kept = app
+            .ctx
+            .db
+            .run(move |conn| uttt::store::tickets::get(conn, id))
+            .await
+            .unwrap();
+        assert_eq!(kept.is_none(), gone, "{id}");
+    }
+}
+
+#[actix_web::test]
+async fn the_pruning_worker_deletes_tickets_finished_over_a_day_ago_on_sqlite() {
+    ticket_pruning(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn the_pruning_worker_deletes_tickets_finished_over_a_day_ago_on_postgres() {
+    ticket_pruning(Backend::Postgres).await;
+}

@@ -1,0 +1,1 @@
+DROP INDEX tickets_created;
