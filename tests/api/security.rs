@@ -407,6 +407,74 @@ async fn two_instances_pair_one_player_at_once(backend: Backend) {
     }
 }
 
+/// A pair whose ticket was cancelled in the database while the broker still
+/// held it queued: the round's first write assumes both tickets queued, is
+/// refused by the count of tickets it marks, and the checked write leaves
+/// the pair out and puts the other ticket back.
+async fn a_pair_with_a_ticket_gone_from_the_database_is_left_out(backend: Backend) {
+    let Some(mut config) = TestConfig::new(backend) else {
+        return;
+    };
+    config.config.workers = uttt::config::Workers::NONE;
+    let app = TestApp::start(config).await;
+    let now = app.time.now_ms();
+    let (p, q) = (
+        app.quick_player("gone_p").await,
+        app.quick_player("gone_q").await,
+    );
+    let ladder = app.ctx.config.ladder("ultimate-10m").unwrap().clone();
+    let pt = queued_ticket(&app.ctx, &p, &ladder.id, now).await;
+    let qt = queued_ticket(&app.ctx, &q, &ladder.id, now).await;
+    let gone = pt.id.clone();
+    assert!(
+        app.ctx
+            .db
+            .run(move |conn| uttt::store::tickets::mark_cancelled(conn, &gone, "cancelled", now))
+            .await
+            .unwrap()
+    );
+    let made = uttt::service::matchmaking::make_match(&app.ctx, &ladder, &pt, &qt)
+        .await
+        .unwrap();
+    assert_eq!(made, None, "no match for a pair with a cancelled ticket");
+    for (ticket, status) in [(&pt, "cancelled"), (&qt, "queued")] {
+        let id = ticket.id.clone();
+        let row = app
+            .ctx
+            .db
+            .run(move |conn| uttt::store::tickets::get(conn, &id))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(row.status, status, "{}", ticket.player_id);
+        assert_eq!(row.match_id, None);
+    }
+    let held = app.ctx.broker.ticket(&qt.id).await.unwrap().unwrap();
+    assert_eq!(
+        held.status.as_str(),
+        "queued",
+        "the other ticket is back in the queue"
+    );
+    let pid = p.id.clone();
+    let seated = app
+        .ctx
+        .db
+        .run(move |conn| uttt::store::matches::active_ranked(conn, &pid))
+        .await
+        .unwrap();
+    assert_eq!(seated, None);
+}
+
+#[actix_web::test]
+async fn a_pair_with_a_ticket_gone_from_the_database_is_left_out_on_sqlite() {
+    a_pair_with_a_ticket_gone_from_the_database_is_left_out(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn a_pair_with_a_ticket_gone_from_the_database_is_left_out_on_postgres() {
+    a_pair_with_a_ticket_gone_from_the_database_is_left_out(Backend::Postgres).await;
+}
+
 #[actix_web::test]
 async fn two_instances_pairing_one_player_at_once_seat_them_once_on_sqlite() {
     two_instances_pair_one_player_at_once(Backend::Sqlite).await;

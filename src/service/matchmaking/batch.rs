@@ -267,12 +267,36 @@ async fn make_chunk(
 /// Writes a chunk's claimed pairs in one transaction, leaving out the
 /// pairs it must not make; tries again when a concurrent pairing wins a race
 /// for one of its players.
+///
+/// The first try assumes every pair can be made, as nearly always: it skips
+/// reading which tickets are still queued and which players are seated, and
+/// lets the writes refuse otherwise (the unique index on unfinished ranked
+/// seats, the count of tickets marked). A refusal rolls it back, and the
+/// careful tries follow, which read both and leave such pairs out.
 async fn write(ctx: &Context, planned: &Arc<Vec<Planned>>, now: Millis) -> Result<Outcome> {
+    let all = Arc::clone(planned);
+    match ctx
+        .db
+        .write(move |conn| write_round(conn, &all, now, Check::Assume))
+        .await
+    {
+        Err(Error::Conflict {
+            code: ConflictCode::InActiveMatch | ConflictCode::TicketGone,
+            ..
+        }) => {
+            tracing::debug!("a chunk's pair cannot be made as claimed; writing it with checks");
+        }
+        other => return other,
+    }
     let mut attempt = 0;
     loop {
         attempt += 1;
         let all = Arc::clone(planned);
-        match ctx.db.write(move |conn| write_round(conn, &all, now)).await {
+        match ctx
+            .db
+            .write(move |conn| write_round(conn, &all, now, Check::Read))
+            .await
+        {
             Err(Error::Conflict {
                 code: ConflictCode::InActiveMatch,
                 ..
@@ -287,6 +311,16 @@ async fn write(ctx: &Context, planned: &Arc<Vec<Planned>>, now: Millis) -> Resul
     }
 }
 
+/// Whether a chunk's transaction reads first which pairs can be made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Check {
+    /// Every pair, or a conflict that rolls the transaction back.
+    Assume,
+    /// Reads which tickets are queued and which players seated, and leaves
+    /// out the pairs that cannot be made.
+    Read,
+}
+
 /// The round's transaction: which pairs can be made, then their matches,
 /// seats and tickets, each in a few multi-row statements. No rating row is
 /// written: who last sat X and whom one last played are read from the seats
@@ -295,39 +329,15 @@ fn write_round(
     conn: &mut crate::store::DbConnection,
     planned: &[Planned],
     now: Millis,
+    check: Check,
 ) -> Result<Outcome> {
-    let players: Vec<&str> = planned
-        .iter()
-        .flat_map(|p| [p.x.player_id.as_str(), p.o.player_id.as_str()])
-        .collect();
-    let mut seated: HashSet<String> = match_store::active_ranked_among(conn, &players)?
-        .into_iter()
-        .collect();
-    let ids: Vec<&str> = planned
-        .iter()
-        .flat_map(|p| [p.x.id.as_str(), p.o.id.as_str()])
-        .collect();
-    let queued: HashSet<String> = tickets::queued_among(conn, &ids)?.into_iter().collect();
-    let mut out = Outcome::default();
-    for (i, p) in planned.iter().enumerate() {
-        let pair = [&p.x, &p.o];
-        if !pair.iter().all(|t| queued.contains(&t.id)) {
-            out.gone.push(i);
-            out.requeue.extend(
-                pair.iter()
-                    .filter(|t| queued.contains(&t.id))
-                    .map(|t| t.id.clone()),
-            );
-        } else if pair.iter().any(|t| seated.contains(&t.player_id)) {
-            out.busy.push(i);
-            out.requeue.extend(pair.iter().map(|t| t.id.clone()));
-        } else {
-            // Seated from now on: a second pair of the same player in this
-            // round is left out like any other.
-            seated.extend(pair.iter().map(|t| t.player_id.clone()));
-            out.made.push(i);
-        }
-    }
+    let out = match check {
+        Check::Assume => Outcome {
+            made: (0..planned.len()).collect(),
+            ..Outcome::default()
+        },
+        Check::Read => makeable(conn, planned)?,
+    };
     let rows: Vec<MatchRow> = out.made.iter().map(|&i| planned[i].row.clone()).collect();
     match_store::insert_many(conn, &rows).map_err(|e| {
         if e.is_unique_violation() {
@@ -362,6 +372,44 @@ fn write_round(
             "a ticket left the queue",
             None,
         ));
+    }
+    Ok(out)
+}
+
+/// Which of a chunk's pairs can be made: both tickets still queued, and
+/// neither player seated in an unfinished ranked match (nor twice in it).
+fn makeable(conn: &mut crate::store::DbConnection, planned: &[Planned]) -> Result<Outcome> {
+    let players: Vec<&str> = planned
+        .iter()
+        .flat_map(|p| [p.x.player_id.as_str(), p.o.player_id.as_str()])
+        .collect();
+    let mut seated: HashSet<String> = match_store::active_ranked_among(conn, &players)?
+        .into_iter()
+        .collect();
+    let ids: Vec<&str> = planned
+        .iter()
+        .flat_map(|p| [p.x.id.as_str(), p.o.id.as_str()])
+        .collect();
+    let queued: HashSet<String> = tickets::queued_among(conn, &ids)?.into_iter().collect();
+    let mut out = Outcome::default();
+    for (i, p) in planned.iter().enumerate() {
+        let pair = [&p.x, &p.o];
+        if !pair.iter().all(|t| queued.contains(&t.id)) {
+            out.gone.push(i);
+            out.requeue.extend(
+                pair.iter()
+                    .filter(|t| queued.contains(&t.id))
+                    .map(|t| t.id.clone()),
+            );
+        } else if pair.iter().any(|t| seated.contains(&t.player_id)) {
+            out.busy.push(i);
+            out.requeue.extend(pair.iter().map(|t| t.id.clone()));
+        } else {
+            // Seated from now on: a second pair of the same player in this
+            // round is left out like any other.
+            seated.extend(pair.iter().map(|t| t.player_id.clone()));
+            out.made.push(i);
+        }
     }
     Ok(out)
 }
