@@ -77,6 +77,18 @@ impl StoreError {
             ))
         )
     }
+
+    /// Whether the error is a violation of a foreign key, or of the check
+    /// that stands for one (`seat_guard`: a seat of a missing player).
+    pub fn is_foreign_key_violation(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Query(DieselError::DatabaseError(
+                DatabaseErrorKind::ForeignKeyViolation,
+                _
+            ))
+        )
+    }
 }
 
 /// Which database engine a pool talks to.

@@ -407,10 +407,11 @@ async fn two_instances_pair_one_player_at_once(backend: Backend) {
     }
 }
 
-/// A pair whose ticket was cancelled in the database while the broker still
-/// held it queued: the round's first write assumes both tickets queued, is
-/// refused by the count of tickets it marks, and the checked write leaves
-/// the pair out and puts the other ticket back.
+/// A pair whose ticket was cancelled in the database, or whose player was
+/// deleted, while the broker still held the ticket queued: the round's
+/// first write assumes the pair can be made, is refused (by the count of
+/// tickets it marks, or the check of the seated players), and the checked
+/// write leaves the pair out and puts the other ticket back.
 async fn a_pair_with_a_ticket_gone_from_the_database_is_left_out(backend: Backend) {
     let Some(mut config) = TestConfig::new(backend) else {
         return;
@@ -463,6 +464,43 @@ async fn a_pair_with_a_ticket_gone_from_the_database_is_left_out(backend: Backen
         .await
         .unwrap();
     assert_eq!(seated, None);
+
+    // A deleted player's ticket, still queued in the broker: the first write
+    // is refused by the check of the seated players, and the checked write
+    // finds the ticket gone with its player.
+    let (r, s) = (
+        app.quick_player("gone_r").await,
+        app.quick_player("gone_s").await,
+    );
+    let rt = queued_ticket(&app.ctx, &r, &ladder.id, now).await;
+    let st = queued_ticket(&app.ctx, &s, &ladder.id, now).await;
+    let rid = r.id.clone();
+    assert!(
+        app.ctx
+            .db
+            .run(move |conn| uttt::store::players::delete(conn, &rid))
+            .await
+            .unwrap()
+    );
+    let made = uttt::service::matchmaking::make_match(&app.ctx, &ladder, &rt, &st)
+        .await
+        .unwrap();
+    assert_eq!(made, None, "no match for a deleted player");
+    let sid = st.id.clone();
+    let row = app
+        .ctx
+        .db
+        .run(move |conn| uttt::store::tickets::get(conn, &sid))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((row.status.as_str(), row.match_id), ("queued", None));
+    let held = app.ctx.broker.ticket(&st.id).await.unwrap().unwrap();
+    assert_eq!(
+        held.status.as_str(),
+        "queued",
+        "the opponent is back in the queue"
+    );
 }
 
 #[actix_web::test]

@@ -271,8 +271,9 @@ async fn make_chunk(
 /// The first try assumes every pair can be made, as nearly always: it skips
 /// reading which tickets are still queued and which players are seated, and
 /// lets the writes refuse otherwise (the unique index on unfinished ranked
-/// seats, the count of tickets marked). A refusal rolls it back, and the
-/// careful tries follow, which read both and leave such pairs out.
+/// seats, the check that the players exist, the count of tickets marked). A
+/// refusal rolls it back, and the careful tries follow, which read both and
+/// leave such pairs out (a deleted player's tickets are gone with them).
 async fn write(ctx: &Context, planned: &Arc<Vec<Planned>>, now: Millis) -> Result<Outcome> {
     let all = Arc::clone(planned);
     match ctx
@@ -346,6 +347,9 @@ fn write_round(
                 "a player is in a ranked match",
                 None,
             )
+        } else if e.is_foreign_key_violation() {
+            // A deleted player: their tickets went with them.
+            Error::conflict(ConflictCode::TicketGone, "a player no longer exists", None)
         } else {
             e.into()
         }
