@@ -2,9 +2,13 @@
 //!
 //! On PostgreSQL `match_players.player_id` has no key to `players` (issue
 //! 18: a pairing round of 10,000 seats paid a trigger query and a row lock
-//! per seat for it). In its place every transaction that writes seats takes
-//! a shared advisory lock and then checks, in one statement, that all its
+//! per seat for it). In its place every transaction that writes seats
+//! through `store::matches` (the server's only seat writers; `uttt admin
+//! seed` writes finished matches of players it has just made) takes a
+//! shared advisory lock and then checks, in one statement, that all its
 //! players exist; deleting a player takes the same lock exclusively first.
+//! The lock lasts until the transaction ends, so it guards nothing outside
+//! one.
 //! So a deletion waits for seat writers under way (and then empties the
 //! seats they wrote), and a seat writer that waited for a deletion sees the
 //! player gone, since each statement of a `READ COMMITTED` transaction reads

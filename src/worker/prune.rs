@@ -10,6 +10,11 @@ use crate::store::{refresh_tokens, tickets};
 
 /// How long a matched or cancelled ticket's record is kept (ms).
 pub const TICKETS_KEPT_MS: i64 = 24 * 60 * 60 * 1000;
+/// Tickets deleted per statement, and statements in one tick: up to a
+/// million tickets every tick, so that a busy ladder's table keeps to about
+/// a day of tickets (the search for queued ones walks it).
+const TICKET_CHUNK: i64 = 5_000;
+const TICKET_ROUNDS: usize = 200;
 
 /// Rows deleted per statement, so no transaction holds locks for long.
 const CHUNK: i64 = 1_000;
@@ -52,13 +57,13 @@ pub async fn tick(ctx: &Context) -> Result<Pruned> {
         }
     }
     let cutoff = ctx.time.now_ms() - TICKETS_KEPT_MS;
-    for _ in 0..ROUNDS {
+    for _ in 0..TICKET_ROUNDS {
         let n = ctx
             .db
-            .write(move |conn| tickets::delete_finished_before(conn, cutoff, CHUNK))
+            .write(move |conn| tickets::delete_finished_before(conn, cutoff, TICKET_CHUNK))
             .await?;
         pruned.tickets += n;
-        if n < CHUNK as usize {
+        if n < TICKET_CHUNK as usize {
             break;
         }
     }
