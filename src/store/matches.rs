@@ -109,11 +109,7 @@ pub struct MoveRow {
 /// Database errors; a foreign-key violation when a seated player does not
 /// exist (`store::seat_guard`).
 pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError> {
-    let seated: Vec<&str> = [&row.x_player_id, &row.o_player_id]
-        .into_iter()
-        .flatten()
-        .map(|p| p.as_str())
-        .collect();
+    let seated: Vec<&str> = row.seated_players().collect();
     super::seat_guard::check_players(conn, &seated)?;
     diesel::insert_into(matches::table)
         .values(row)
@@ -185,12 +181,7 @@ pub fn insert_many(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<(), Sto
     if rows.is_empty() {
         return Ok(());
     }
-    let seated: Vec<&str> = rows
-        .iter()
-        .flat_map(|row| [&row.x_player_id, &row.o_player_id])
-        .flatten()
-        .map(|p| p.as_str())
-        .collect();
+    let seated: Vec<&str> = rows.iter().flat_map(MatchRow::seated_players).collect();
     super::seat_guard::check_players(conn, &seated)?;
     if let DbConnection::Pg(pg) = &mut *conn {
         diesel::copy_from(matches::table)
@@ -280,6 +271,14 @@ pub fn last_ranked(
 impl MatchRow {
     fn is_active_status(&self) -> bool {
         self.status == MatchStatus::Active
+    }
+
+    /// The players seated at it (none for a seat the CPU plays).
+    fn seated_players(&self) -> impl Iterator<Item = &str> {
+        [&self.x_player_id, &self.o_player_id]
+            .into_iter()
+            .flatten()
+            .map(|p| p.as_str())
     }
 }
 

@@ -7,13 +7,12 @@
 //! seed` writes finished matches of players it has just made) takes a
 //! shared advisory lock and then checks, in one statement, that all its
 //! players exist; deleting a player takes the same lock exclusively first.
-//! The lock lasts until the transaction ends, so it guards nothing outside
-//! one.
 //! So a deletion waits for seat writers under way (and then empties the
 //! seats they wrote), and a seat writer that waited for a deletion sees the
 //! player gone, since each statement of a `READ COMMITTED` transaction reads
-//! what committed before it began. SQLite keeps its key (one writer at a
-//! time there), and gets the same check.
+//! what committed before it began. The lock lasts until the transaction
+//! ends, so it guards nothing outside one. SQLite keeps its key (one writer
+//! at a time there), and gets the same check.
 
 use std::collections::BTreeSet;
 

@@ -13,7 +13,6 @@ use std::thread;
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::{Connection, ExpressionMethods, QueryDsl, RunQueryDsl, SqliteConnection};
 
 use super::kinds::{MatchId, PlayerId};
@@ -51,13 +50,7 @@ fn seating(template: &MatchRow, id: &str, x: &str, o: &str) -> MatchRow {
 }
 
 fn is_missing_player(err: &StoreError) -> bool {
-    matches!(
-        err,
-        StoreError::Query(DieselError::DatabaseError(
-            DatabaseErrorKind::ForeignKeyViolation,
-            _
-        ))
-    )
+    err.is_foreign_key_violation()
 }
 
 /// The seats that name `player`.
