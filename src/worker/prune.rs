@@ -39,34 +39,18 @@ pub struct Pruned {
 pub async fn tick(ctx: &Context) -> Result<Pruned> {
     let mut pruned = Pruned::default();
     let now = chrono::Utc::now().timestamp_millis();
-    for _ in 0..ROUNDS {
-        let n = ctx
-            .db
-            .write(move |conn| refresh_tokens::delete_expired(conn, now, CHUNK))
-            .await?;
-        pruned.refresh_tokens += n;
-        if n < CHUNK as usize {
-            break;
-        }
-    }
-    for _ in 0..ROUNDS {
-        let n = rooms::prune_expired(ctx, CHUNK).await?;
-        pruned.rooms += n;
-        if n < CHUNK as usize {
-            break;
-        }
-    }
+    pruned.refresh_tokens = in_chunks(ROUNDS, CHUNK, |chunk| {
+        ctx.db
+            .write(move |conn| refresh_tokens::delete_expired(conn, now, chunk))
+    })
+    .await?;
+    pruned.rooms = in_chunks(ROUNDS, CHUNK, |chunk| rooms::prune_expired(ctx, chunk)).await?;
     let cutoff = ctx.time.now_ms() - TICKETS_KEPT_MS;
-    for _ in 0..TICKET_ROUNDS {
-        let n = ctx
-            .db
-            .write(move |conn| tickets::delete_finished_before(conn, cutoff, TICKET_CHUNK))
-            .await?;
-        pruned.tickets += n;
-        if n < TICKET_CHUNK as usize {
-            break;
-        }
-    }
+    pruned.tickets = in_chunks(TICKET_ROUNDS, TICKET_CHUNK, |chunk| {
+        ctx.db
+            .write(move |conn| tickets::delete_finished_before(conn, cutoff, chunk))
+    })
+    .await?;
     if pruned != Pruned::default() {
         tracing::info!(
             refresh_tokens = pruned.refresh_tokens,
@@ -76,4 +60,23 @@ pub async fn tick(ctx: &Context) -> Result<Pruned> {
         );
     }
     Ok(pruned)
+}
+
+/// Runs `delete` (which deletes up to `chunk` rows and says how many) until
+/// it deletes fewer than `chunk` or has run `rounds` times; returns the total.
+async fn in_chunks<F, Fut, E>(rounds: usize, chunk: i64, mut delete: F) -> Result<usize>
+where
+    F: FnMut(i64) -> Fut,
+    Fut: std::future::Future<Output = std::result::Result<usize, E>>,
+    crate::service::Error: From<E>,
+{
+    let mut total = 0;
+    for _ in 0..rounds {
+        let n = delete(chunk).await?;
+        total += n;
+        if n < usize::try_from(chunk).unwrap_or(usize::MAX) {
+            break;
+        }
+    }
+    Ok(total)
 }

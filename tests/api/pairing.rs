@@ -81,7 +81,7 @@ async fn ranked_seats(app: &TestApp) -> HashMap<String, Vec<String>> {
 }
 
 /// Each ticket's record: its status and match.
-async fn ticket_row(app: &TestApp, id: &str) -> uttt::store::tickets::TicketRow {
+pub(crate) async fn ticket_row(app: &TestApp, id: &str) -> uttt::store::tickets::TicketRow {
     let tid = id.to_owned();
     app.ctx
         .db

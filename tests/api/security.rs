@@ -439,14 +439,7 @@ async fn a_pair_with_a_ticket_gone_from_the_database_is_left_out(backend: Backen
         .unwrap();
     assert_eq!(made, None, "no match for a pair with a cancelled ticket");
     for (ticket, status) in [(&pt, "cancelled"), (&qt, "queued")] {
-        let id = ticket.id.clone();
-        let row = app
-            .ctx
-            .db
-            .run(move |conn| uttt::store::tickets::get(conn, &id))
-            .await
-            .unwrap()
-            .unwrap();
+        let row = crate::pairing::ticket_row(&app, &ticket.id).await;
         assert_eq!(row.status, status, "{}", ticket.player_id);
         assert_eq!(row.match_id, None);
     }
@@ -486,14 +479,7 @@ async fn a_pair_with_a_ticket_gone_from_the_database_is_left_out(backend: Backen
         .await
         .unwrap();
     assert_eq!(made, None, "no match for a deleted player");
-    let sid = st.id.clone();
-    let row = app
-        .ctx
-        .db
-        .run(move |conn| uttt::store::tickets::get(conn, &sid))
-        .await
-        .unwrap()
-        .unwrap();
+    let row = crate::pairing::ticket_row(&app, &st.id).await;
     assert_eq!((row.status.as_str(), row.match_id), ("queued", None));
     let held = app.ctx.broker.ticket(&st.id).await.unwrap().unwrap();
     assert_eq!(
