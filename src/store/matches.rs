@@ -4,6 +4,7 @@
 //! use case finds them in one place.
 
 use diesel::prelude::*;
+use diesel::sql_types::Bool;
 
 use super::cached::Cached;
 use super::connection::execute_on_backend;
@@ -216,8 +217,7 @@ pub fn active_ranked_among(
         busy.extend(
             match_players::table
                 .filter(match_players::player_id.eq_any(chunk))
-                .filter(match_players::mode.eq(Mode::Ranked))
-                .filter(match_players::active)
+                .filter(unfinished_seats_of(Mode::Ranked))
                 .select(match_players::player_id)
                 .load::<String>(conn)?,
         );
@@ -282,9 +282,24 @@ impl MatchRow {
     }
 }
 
+/// The unfinished seats of `mode`, as the partial indexes over them state
+/// it: `active` as a bare column and the mode written out as text, not bound.
+/// A prepared statement's generic plan (PostgreSQL's choice after a few runs
+/// of a [`Cached`] statement) uses a partial index only when the query
+/// itself implies the index's predicate; with `mode = $2` it would fall back
+/// to `match_players_newest` and walk every seat the player ever had.
+/// `mode` is one of [`Mode`]'s fixed texts, so nothing from outside enters
+/// the SQL.
+fn unfinished_seats_of(mode: Mode) -> diesel::expression::SqlLiteral<Bool> {
+    diesel::dsl::sql::<Bool>(&format!(
+        "match_players.active AND match_players.mode = '{}'",
+        mode.as_str()
+    ))
+}
+
 /// The player's unfinished ranked match, if any: one probe of
-/// `match_players_active`. The unique index `match_players_one_ranked` makes
-/// a second one impossible whichever instance writes it.
+/// `match_players_one_ranked`, the unique index that makes a second one
+/// impossible whichever instance writes it.
 ///
 /// # Errors
 /// Database errors.
@@ -292,17 +307,19 @@ pub fn active_ranked(
     conn: &mut DbConnection,
     player_id: &str,
 ) -> Result<Option<String>, StoreError> {
-    Ok(match_players::table
-        .filter(match_players::player_id.eq(player_id))
-        .filter(match_players::mode.eq(Mode::Ranked))
-        // A bare boolean column (not `= $1`), so the planner matches the partial index.
-        .filter(match_players::active)
-        .select(match_players::match_id)
-        .first(conn)
-        .optional()?)
+    Ok(Cached(
+        match_players::table
+            .filter(match_players::player_id.eq(player_id))
+            .filter(unfinished_seats_of(Mode::Ranked))
+            .select(match_players::match_id)
+            .limit(1),
+    )
+    .get_result(conn)
+    .optional()?)
 }
 
-/// How many unfinished matches of `mode` the player is seated in.
+/// How many unfinished matches of `mode` the player is seated in: for
+/// practice, a probe of `match_players_practice` on PostgreSQL.
 ///
 /// # Errors
 /// Database errors.
@@ -311,12 +328,13 @@ pub fn count_active(
     player_id: &str,
     mode: Mode,
 ) -> Result<i64, StoreError> {
-    Ok(match_players::table
-        .filter(match_players::player_id.eq(player_id))
-        .filter(match_players::mode.eq(mode))
-        .filter(match_players::active)
-        .count()
-        .get_result(conn)?)
+    Ok(Cached(
+        match_players::table
+            .filter(match_players::player_id.eq(player_id))
+            .filter(unfinished_seats_of(mode))
+            .count(),
+    )
+    .get_result(conn)?)
 }
 
 /// Reads a match without locking it.

@@ -573,3 +573,5 @@ mod prepared_tests;
 mod scratch_pg;
 #[cfg(test)]
 mod seat_guard_tests;
+#[cfg(test)]
+mod seat_probe_tests;

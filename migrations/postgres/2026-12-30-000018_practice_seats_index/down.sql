@@ -1,0 +1,2 @@
+DROP INDEX match_players_practice;
+CREATE INDEX match_players_active ON match_players (player_id, mode) WHERE active;
