@@ -59,6 +59,7 @@ on_both_brokers!(
     rate_windows_end_and_peek_counts_nothing,
     messages_reach_the_subscribers_of_their_channel_only,
     seen_keeps_the_newest_time_and_lapses,
+    seen_then_presence_answers_as_seen_and_then_presence,
     marks_replace_and_lapse,
     leases_are_held_until_their_last_holder_releases,
     leases_lapse_unless_renewed,
@@ -387,6 +388,56 @@ async fn seen_keeps_the_newest_time_and_lapses(b: SharedBroker) {
         None,
         "a lapsed record is gone"
     );
+}
+
+async fn seen_then_presence_answers_as_seen_and_then_presence(b: SharedBroker) {
+    b.hold(&[("m:o".into(), "h".into())], MINUTE).await.unwrap();
+    let seats = keys(&["m:x", "m:o"]);
+    let (previous, records) = b
+        .seen_then_presence("m:x", 200, MINUTE, &seats)
+        .await
+        .unwrap();
+    assert_eq!(previous, None);
+    assert_eq!(
+        records,
+        vec![
+            PresenceRecord {
+                leased: false,
+                last_seen: Some(200)
+            },
+            PresenceRecord {
+                leased: true,
+                last_seen: None
+            },
+        ],
+        "the seen time just set, and the other seat's lease"
+    );
+    // An older report keeps the newer time, as `seen` does.
+    let (previous, records) = b
+        .seen_then_presence("m:x", 100, MINUTE, &seats)
+        .await
+        .unwrap();
+    assert_eq!(previous, Some(200));
+    assert_eq!(records[0].last_seen, Some(200));
+    b.seen("m:o", 250, MINUTE).await.unwrap();
+    let (previous, records) = b
+        .seen_then_presence("m:x", 300, MINUTE, &seats)
+        .await
+        .unwrap();
+    assert_eq!(previous, Some(200));
+    assert_eq!(records, b.presence(&seats).await.unwrap());
+    assert_eq!(
+        records[1],
+        PresenceRecord {
+            leased: true,
+            last_seen: Some(250)
+        }
+    );
+    assert_eq!(
+        b.seen_then_presence("alone", 5, MINUTE, &[]).await.unwrap(),
+        (None, vec![])
+    );
+    assert_eq!(b.seen("alone", 6, MINUTE).await.unwrap(), Some(5));
 }
 
 async fn marks_replace_and_lapse(b: SharedBroker) {

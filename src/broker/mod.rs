@@ -134,6 +134,21 @@ pub trait Presence: Send + Sync {
         &'a self,
         keys: &'a [String],
     ) -> BoxFuture<'a, BrokerResult<Vec<PresenceRecord>>>;
+    /// [`Presence::seen`] of `key`, then [`Presence::presence`] of `keys`
+    /// (which may include `key`, read as just seen): one round trip where
+    /// the broker can make it one, as a move's request needs both.
+    fn seen_then_presence<'a>(
+        &'a self,
+        key: &'a str,
+        at: i64,
+        ttl: Duration,
+        keys: &'a [String],
+    ) -> BoxFuture<'a, BrokerResult<(Option<i64>, Vec<PresenceRecord>)>> {
+        Box::pin(async move {
+            let previous = self.seen(key, at, ttl).await?;
+            Ok((previous, self.presence(keys).await?))
+        })
+    }
 }
 
 /// Bounded sets of leased slots, shared by all instances: an event stream

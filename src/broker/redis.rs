@@ -38,15 +38,41 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {n, ttl}
 ";
 
-/// Keeps the newest of the stored and the reported time.
-const SEEN_SCRIPT: &str = r"
+/// Lua that keeps the newest of the stored (`KEYS[1]`) and the reported
+/// (`ARGV[1]`) time for `ARGV[2]` ms, leaving the stored one in `previous`.
+macro_rules! seen_lua {
+    () => {
+        r"
 local previous = redis.call('GET', KEYS[1])
 local old = tonumber(previous or '0')
 local at = tonumber(ARGV[1])
 if at < old then at = old end
 redis.call('SET', KEYS[1], at, 'PX', ARGV[2])
-return previous
-";
+"
+    };
+}
+
+/// Lua that appends to `out`, for each pair of keys from `KEYS[first]` on
+/// (a seen time, a lease set), the seen time and the number of live leases.
+macro_rules! presence_lua {
+    ($first:literal) => {
+        concat!(
+            r"
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = ",
+            $first,
+            r", #KEYS, 2 do
+  out[#out + 1] = redis.call('GET', KEYS[i]) or false
+  out[#out + 1] = redis.call('ZCOUNT', KEYS[i + 1], '(' .. now, '+inf')
+end
+"
+        )
+    };
+}
+
+/// Keeps the newest of the stored and the reported time.
+const SEEN_SCRIPT: &str = concat!(seen_lua!(), "return previous\n");
 
 /// Takes or renews leases (one holder per key) until `ARGV[1]` ms from now
 /// on Redis's own clock, so every instance measures leases alike; drops
@@ -65,16 +91,17 @@ return #KEYS
 
 /// For each pair of keys (seen, leases): the seen time, and how many leases
 /// are live on Redis's clock.
-const PRESENCE_SCRIPT: &str = r"
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local out = {}
-for i = 1, #KEYS, 2 do
-  out[#out + 1] = redis.call('GET', KEYS[i]) or false
-  out[#out + 1] = redis.call('ZCOUNT', KEYS[i + 1], '(' .. now, '+inf')
-end
-return out
-";
+const PRESENCE_SCRIPT: &str = concat!("local out = {}\n", presence_lua!(1), "return out\n");
+
+/// [`SEEN_SCRIPT`] on `KEYS[1]`, then [`PRESENCE_SCRIPT`] on the pairs from
+/// `KEYS[2]` on: the previous seen time first, then the pairs' answers. For
+/// one node only: on a cluster the seats' keys sit in different slots.
+const SEEN_PRESENCE_SCRIPT: &str = concat!(
+    seen_lua!(),
+    "local out = {previous or false}\n",
+    presence_lua!(2),
+    "return out\n"
+);
 
 /// Takes or renews a slot of a bounded set (a sorted set scored by lease
 /// end, on the server's clock), dropping ended leases first.
@@ -101,6 +128,7 @@ pub struct RedisBroker {
     seen_script: Arc<Script>,
     hold_script: Arc<Script>,
     presence_script: Arc<Script>,
+    seen_presence_script: Arc<Script>,
     slot_script: Arc<Script>,
     queue_scripts: Arc<super::redis_queue::QueueScripts>,
 }
@@ -193,6 +221,7 @@ impl RedisBroker {
             seen_script: Arc::new(Script::new(SEEN_SCRIPT)),
             hold_script: Arc::new(Script::new(HOLD_SCRIPT)),
             presence_script: Arc::new(Script::new(PRESENCE_SCRIPT)),
+            seen_presence_script: Arc::new(Script::new(SEEN_PRESENCE_SCRIPT)),
             slot_script: Arc::new(Script::new(SLOT_SCRIPT)),
             queue_scripts: Arc::new(super::redis_queue::QueueScripts::new()),
         })
@@ -606,13 +635,43 @@ impl Presence for RedisBroker {
                 .collect();
             let pairs: Vec<(Option<i64>, Option<i64>)> =
                 self.conn.invoke_each(&self.presence_script, &calls).await?;
-            Ok(pairs
-                .into_iter()
-                .map(|(seen, leases)| PresenceRecord {
-                    last_seen: seen,
-                    leased: leases.unwrap_or(0) > 0,
-                })
-                .collect())
+            Ok(pairs.into_iter().map(presence_record).collect())
+        })
+    }
+
+    fn seen_then_presence<'a>(
+        &'a self,
+        key: &'a str,
+        at: i64,
+        ttl: Duration,
+        keys: &'a [String],
+    ) -> BoxFuture<'a, BrokerResult<(Option<i64>, Vec<PresenceRecord>)>> {
+        Box::pin(async move {
+            if self.conn.is_cluster() {
+                // Each seat's keys have a slot of their own: two calls.
+                let previous = self.seen(key, at, ttl).await?;
+                return Ok((previous, self.presence(keys).await?));
+            }
+            let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
+            let mut call = self.seen_presence_script.prepare_invoke();
+            call.key(self.key(&format!("seen:{{{key}}}")));
+            for key in keys {
+                call.key(self.key(&format!("seen:{{{key}}}")))
+                    .key(self.key(&format!("lease:{{{key}}}")));
+            }
+            call.arg(at).arg(ttl_ms);
+            let mut conn = self.conn.clone();
+            let answers: Vec<Option<i64>> = call.invoke_async(&mut conn).await?;
+            let (previous, pairs) = answers.split_first().ok_or_else(|| {
+                BrokerError::Unavailable("an empty answer to a presence call".into())
+            })?;
+            Ok((
+                *previous,
+                pairs
+                    .chunks_exact(2)
+                    .map(|pair| presence_record((pair[0], pair[1])))
+                    .collect(),
+            ))
         })
     }
 }
@@ -670,5 +729,13 @@ impl Health for RedisBroker {
 
     fn kind(&self) -> &'static str {
         "redis"
+    }
+}
+
+/// A presence script's answer for one key: its seen time and live leases.
+fn presence_record((seen, leases): (Option<i64>, Option<i64>)) -> PresenceRecord {
+    PresenceRecord {
+        last_seen: seen,
+        leased: leases.unwrap_or(0) > 0,
     }
 }

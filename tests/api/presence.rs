@@ -651,3 +651,42 @@ async fn in_real_time_the_final_state_reaches_the_open_stream_within_a_second_of
  {
     real_time_flag(Backend::Postgres).await;
 }
+
+both_backends! {
+    with app;
+    async fn a_moves_state_shows_each_seat_present_as_the_broker_has_it(app: TestApp) {
+        let (x, o) = (app.register("showx").await, app.register("showo").await);
+        let id = app
+            .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 600000}))
+            .await;
+        // O has been away past the grace: X's move shows X here and O gone.
+        app.time.advance(GRACE_MS + 10);
+        let first = app.play(&x, &id, 0, "4.4").await;
+        let first = &first.expect(200).body;
+        assert_eq!(first["players"]["x"]["connected"], true);
+        assert_eq!(first["players"]["o"]["connected"], false);
+
+        // O moves: both seen within the grace.
+        let reply = app.play(&o, &id, 1, &legal_of(first)[0]).await;
+        let second = &reply.expect(200).body;
+        assert_eq!(second["players"]["o"]["connected"], true);
+        assert_eq!(second["players"]["x"]["connected"], true, "X moved just now");
+
+        // O away again past the grace, but with a live stream lease (on any
+        // instance): X's move shows O present through the lease alone.
+        app.time.advance(GRACE_MS + 10);
+        app.ctx
+            .broker
+            .hold(
+                &[(presence_key(&id, Seat::O), "elsewhere:1".into())],
+                Duration::from_secs(60),
+            )
+            .await
+            .unwrap();
+        let reply = app.play(&x, &id, 2, &legal_of(second)[0]).await;
+        let third = &reply.expect(200).body;
+        assert_eq!(third["players"]["x"]["connected"], true);
+        assert_eq!(third["players"]["o"]["connected"], true, "O's lease");
+        assert_eq!(third, &app.state(&x, &id).await, "as a read of the match shows it");
+    }
+}

@@ -2,13 +2,17 @@
 //! heartbeat records them as seen, and a state with new `connected` flags is
 //! published whenever the flags differ from the last ones announced.
 
+use crate::broker::PresenceRecord;
 use crate::rules::Seat;
 use crate::store::matches::{self as store, MatchRow};
+use crate::time::Millis;
 
 use super::super::{Context, Result};
 use super::grace::MIN_GRACE_MS;
 use super::play::{self, Snapshot};
-use super::presence::{configured_grace, connected, is_present, presence_key, presence_ttl};
+use super::presence::{
+    configured_grace, connected, is_present, presence_key, presence_ttl, seat_keys,
+};
 use super::publish::publish;
 use super::record::MatchRecord;
 
@@ -22,6 +26,41 @@ pub async fn touch(ctx: &Context, match_id: &str, seat: Seat) -> Result<bool> {
         .broker
         .seen(&presence_key(match_id, seat), now, presence_ttl(ctx))
         .await?;
+    after_seen(ctx, match_id, previous, now).await
+}
+
+/// [`touch`], reading in the same broker call both seats' presence records
+/// as they stand after it (X first), for a state rendered next.
+///
+/// # Errors
+/// Broker failures.
+pub async fn touch_reading(
+    ctx: &Context,
+    match_id: &str,
+    seat: Seat,
+) -> Result<(bool, Vec<PresenceRecord>)> {
+    let now = ctx.time.now_ms();
+    let (previous, records) = ctx
+        .broker
+        .seen_then_presence(
+            &presence_key(match_id, seat),
+            now,
+            presence_ttl(ctx),
+            &seat_keys(match_id),
+        )
+        .await?;
+    Ok((after_seen(ctx, match_id, previous, now).await?, records))
+}
+
+/// Announces the seat's presence if it was last seen at `previous` (before
+/// `now`) long enough ago that it may have counted as gone; returns whether
+/// a new state was published.
+async fn after_seen(
+    ctx: &Context,
+    match_id: &str,
+    previous: Option<Millis>,
+    now: Millis,
+) -> Result<bool> {
     // Seen within the shortest grace there is: the seat was present already.
     let shortest = configured_grace(ctx).min(MIN_GRACE_MS);
     if previous.is_none_or(|seen| now - seen >= shortest) {

@@ -22,7 +22,7 @@ use futures_util::StreamExt;
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::broker::{Notice, Subscription};
+use crate::broker::{Notice, PresenceRecord, Subscription};
 use crate::clock::TimeControl;
 use crate::cpu::Level;
 use crate::rules::{Address, Depth, Seat, Square};
@@ -104,15 +104,32 @@ async fn observe(
     viewer: &str,
     row: &crate::store::matches::MatchRow,
 ) -> Result<bool> {
+    Ok(observe_reading(ctx, viewer, row, false).await?.0)
+}
+
+/// [`observe`]; with `read`, a seated viewer's request also reads both
+/// seats' presence records in the same broker call (X first), so that the
+/// state rendered next needs no call of its own.
+async fn observe_reading(
+    ctx: &Context,
+    viewer: &str,
+    row: &crate::store::matches::MatchRow,
+    read: bool,
+) -> Result<(bool, Option<Vec<PresenceRecord>>)> {
     let Some(seat) = row.seat_of(viewer) else {
-        return Ok(false);
+        return Ok((false, None));
     };
-    let announced = touch(ctx, &row.id, seat).await?;
+    let (announced, records) = if read {
+        let (announced, records) = announce::touch_reading(ctx, &row.id, seat).await?;
+        (announced, Some(records))
+    } else {
+        (touch(ctx, &row.id, seat).await?, None)
+    };
     if row.is_active() && row.controller(seat) == record::Controller::Cpu {
         dropout::reclaim(ctx, &row.id, seat).await?;
-        return Ok(true);
+        return Ok((true, records));
     }
-    Ok(announced)
+    Ok((announced, records))
 }
 
 /// Loads a match, ending it on time first if its time ran out.
@@ -197,10 +214,13 @@ pub async fn play_move(
     };
     match outcome {
         MoveOutcome::Applied(snap) => {
-            observe(ctx, player_id, &snap.row).await?;
+            let (_, records) = observe_reading(ctx, player_id, &snap.row, true).await?;
             let observed = started.elapsed();
             ctx.metrics.count("moves");
-            let state = publish(ctx, &snap).await;
+            let state = match records {
+                Some(records) => publish::publish_read(ctx, &snap, &records).await,
+                None => publish(ctx, &snap).await,
+            };
             let total = started.elapsed();
             if total >= SLOW_CALL {
                 tracing::warn!(

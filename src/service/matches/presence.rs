@@ -149,11 +149,27 @@ pub async fn renew_leases(ctx: &Context) -> Result<usize> {
 /// # Errors
 /// Broker failures, or a corrupt row.
 pub async fn connected(ctx: &Context, row: &MatchRow) -> Result<[bool; 2]> {
-    let keys = [
-        presence_key(&row.id, Seat::X),
-        presence_key(&row.id, Seat::O),
-    ];
-    let records = ctx.broker.presence(&keys).await?;
+    let records = ctx.broker.presence(&seat_keys(&row.id)).await?;
+    connected_from(ctx, row, &records)
+}
+
+/// The broker keys of both seats' presence, X first.
+pub fn seat_keys(match_id: &str) -> [String; 2] {
+    [
+        presence_key(match_id, Seat::X),
+        presence_key(match_id, Seat::O),
+    ]
+}
+
+/// [`connected`] from both seats' presence records, read already (X first).
+///
+/// # Errors
+/// A corrupt row.
+pub fn connected_from(
+    ctx: &Context,
+    row: &MatchRow,
+    records: &[PresenceRecord],
+) -> Result<[bool; 2]> {
     let now = ctx.time.now_ms();
     let record = |i: usize| records.get(i).copied().unwrap_or_default();
     Ok([

@@ -1,10 +1,12 @@
 //! The events every committed change of a match publishes: its state,
 //! rendered with live presence, on the match's channel.
 
+use crate::broker::PresenceRecord;
+
 use super::super::{Context, Result};
 use super::grace::heartbeat_ms;
 use super::play::Snapshot;
-use super::presence::{configured_grace, connected};
+use super::presence::{configured_grace, connected, connected_from};
 use super::record::MatchRecord;
 use super::state::{self, MatchState};
 
@@ -19,6 +21,11 @@ pub fn channel(match_id: &str) -> String {
 /// Broker failures or a corrupt row.
 pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
     let connected = connected(ctx, &snap.row).await?;
+    render_connected(ctx, snap, connected)
+}
+
+/// [`render`] with the seats' `connected` flags known already.
+fn render_connected(ctx: &Context, snap: &Snapshot, connected: [bool; 2]) -> Result<MatchState> {
     let heartbeat_ms = heartbeat_ms(configured_grace(ctx), snap.row.time_control()?);
     state::render(
         &snap.row,
@@ -42,6 +49,26 @@ pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
 /// Broker failures while rendering presence.
 pub async fn publish(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
     let state = render(ctx, snap).await?;
+    send(ctx, snap, state).await
+}
+
+/// [`publish`] with both seats' presence records read already (X first),
+/// as [`super::announce::touch_reading`] returns them.
+///
+/// # Errors
+/// A corrupt row.
+pub async fn publish_read(
+    ctx: &Context,
+    snap: &Snapshot,
+    records: &[PresenceRecord],
+) -> Result<MatchState> {
+    let connected = connected_from(ctx, &snap.row, records)?;
+    let state = render_connected(ctx, snap, connected)?;
+    send(ctx, snap, state).await
+}
+
+/// Publishes a rendered state and wakes the workers it concerns.
+async fn send(ctx: &Context, snap: &Snapshot, state: MatchState) -> Result<MatchState> {
     match serde_json::to_string(&state) {
         Ok(json) => {
             let payload = format!("{}\n{json}", state.version);
