@@ -318,8 +318,11 @@ pub fn active_ranked(
     .optional()?)
 }
 
-/// How many unfinished matches of `mode` the player is seated in: for
-/// practice, a probe of `match_players_practice` on PostgreSQL.
+/// How many unfinished matches of `mode` the player is seated in. On
+/// PostgreSQL practice and ranked seats have partial indexes
+/// (`match_players_practice`, `match_players_one_ranked`); for another mode
+/// this walks every seat the player ever had (`match_players_newest`), so
+/// give that mode an index of its own before calling it on a request path.
 ///
 /// # Errors
 /// Database errors.
