@@ -166,10 +166,11 @@ async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
 /// `NotFound`, store or broker failures.
 pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchState> {
     let snap = load(ctx, id.clone()).await?;
-    if observe(ctx, &viewer.id, &snap.row).await? {
-        return render(ctx, &load(ctx, id).await?).await;
+    match observe_reading(ctx, &viewer.id, &snap.row, true).await? {
+        (true, _) => render(ctx, &load(ctx, id).await?).await,
+        (false, Some(records)) => publish::render_read(ctx, &snap, &records),
+        (false, None) => render(ctx, &snap).await,
     }
-    render(ctx, &snap).await
 }
 
 /// Plays a move for the player `player_id` at `address` (`None`: the

@@ -24,6 +24,19 @@ pub async fn render(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
     render_connected(ctx, snap, connected)
 }
 
+/// [`render`] from both seats' presence records read already (X first),
+/// as [`super::announce::touch_reading`] returns them.
+///
+/// # Errors
+/// A corrupt row.
+pub fn render_read(
+    ctx: &Context,
+    snap: &Snapshot,
+    records: &[PresenceRecord],
+) -> Result<MatchState> {
+    render_connected(ctx, snap, connected_from(ctx, &snap.row, records)?)
+}
+
 /// [`render`] with the seats' `connected` flags known already.
 fn render_connected(ctx: &Context, snap: &Snapshot, connected: [bool; 2]) -> Result<MatchState> {
     let heartbeat_ms = heartbeat_ms(configured_grace(ctx), snap.row.time_control()?);
@@ -62,8 +75,7 @@ pub async fn publish_read(
     snap: &Snapshot,
     records: &[PresenceRecord],
 ) -> Result<MatchState> {
-    let connected = connected_from(ctx, &snap.row, records)?;
-    let state = render_connected(ctx, snap, connected)?;
+    let state = render_read(ctx, snap, records)?;
     send(ctx, snap, state).await
 }
 
