@@ -6,6 +6,7 @@ pub mod bot;
 pub mod cpu_bench;
 pub mod history_bench;
 pub mod leaderboard_bench;
+pub mod on_cpu;
 pub mod pairing_bench;
 pub mod perft;
 pub mod recompute;

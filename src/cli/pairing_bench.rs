@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use futures_util::{StreamExt, TryStreamExt};
 
+use super::on_cpu;
 use crate::broker::{Ticket, TicketStatus};
 use crate::config::Config;
 use crate::cpu::Rng;
@@ -130,14 +131,17 @@ pub async fn run(
     let mut round_no = 0;
     loop {
         round_no += 1;
+        let cpu = on_cpu::Split::now();
         let t = Instant::now();
         let made = matchmaking::round(&ctx, &ladder).await?;
+        let elapsed = t.elapsed();
         writeln!(
             out,
-            "round {round_no}: {} queued, {} matches, {:.0} ms from reading the queue to every match_found published",
+            "round {round_no}: {} queued, {} matches, {:.0} ms from reading the queue to every match_found published; CPU: {}",
             made.queued,
             made.matched,
-            t.elapsed().as_secs_f64() * 1000.0,
+            elapsed.as_secs_f64() * 1000.0,
+            on_cpu::Split::now().since(&cpu),
         )?;
         if ctx.broker.queue_size(&ladder.id).await? < 2 {
             break;

@@ -7,6 +7,7 @@ mod cached;
 pub mod challenges;
 mod connection;
 pub mod history;
+pub mod key_probes;
 pub mod kinds;
 pub mod matches;
 mod pg_connect;
@@ -565,6 +566,8 @@ impl<E: From<StoreError>> TxError<E> {
     }
 }
 
+#[cfg(test)]
+mod key_probes_tests;
 #[cfg(test)]
 mod migration_tests;
 #[cfg(test)]

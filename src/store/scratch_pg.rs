@@ -49,3 +49,16 @@ pub fn with_scratch_url(prefix: &str, test: impl FnOnce(&str)) {
         (Ok(()), dropped) => dropped.unwrap(),
     }
 }
+
+/// Scans of `relation` (a table's sequential scans, an index's scans)
+/// counted so far in the current transaction. The count may include earlier
+/// statements of this connection not yet flushed to the statistics, so a
+/// check compares it before and after.
+pub fn xact_scans(conn: &mut crate::store::DbConnection, relation: &str) -> i64 {
+    use diesel::RunQueryDsl;
+    diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(&format!(
+        "pg_stat_get_xact_numscans('{relation}'::regclass)"
+    )))
+    .get_result(conn)
+    .unwrap()
+}

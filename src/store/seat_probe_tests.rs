@@ -15,17 +15,8 @@ use diesel::{Connection, RunQueryDsl};
 
 use super::kinds::Mode;
 use super::matches;
-use super::scratch_pg::with_scratch_url;
+use super::scratch_pg::{with_scratch_url, xact_scans as scans};
 use super::{DbConnection, connect_pg, migrate};
-
-/// Index scans of `index` in the current transaction.
-fn scans(conn: &mut DbConnection, index: &str) -> i64 {
-    diesel::select(diesel::dsl::sql::<BigInt>(&format!(
-        "pg_stat_get_xact_numscans('{index}'::regclass)"
-    )))
-    .get_result(conn)
-    .unwrap()
-}
 
 /// Generic plans made for the prepared statements whose text holds `needle`.
 fn generic_plans(conn: &mut DbConnection, needle: &str) -> i64 {

@@ -19,7 +19,7 @@ use crate::broker::{Cancelled, PairClaim, Ticket};
 use crate::config::LadderConfig;
 use crate::rules::{Depth, Seat};
 use crate::store::matches::{self as match_store, MatchRow};
-use crate::store::{Backend, tickets};
+use crate::store::{Backend, key_probes, tickets};
 use crate::time::Millis;
 
 use super::super::matches::create::{self, NewMatch, SeatSpec};
@@ -332,6 +332,9 @@ fn write_round(
     now: Millis,
     check: Check,
 ) -> Result<Outcome> {
+    // Every statement below looks up the chunk's own rows by key; planned
+    // by cost, a chunk read all players and tickets (see `key_probes`).
+    key_probes::key_probes_only(conn)?;
     let out = match check {
         Check::Assume => Outcome {
             made: (0..planned.len()).collect(),
