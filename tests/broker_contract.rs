@@ -908,6 +908,68 @@ async fn redis_a_queue_entry_without_its_ticket_leaves_the_queue_at_its_claim() 
     .await;
 }
 
+/// A ticket's hash expires a day after it was last queued, touched or put
+/// back, whatever happens to it meanwhile: a claim leaves the expiry as it
+/// was, so a matched ticket stays readable for about a day, and nothing a
+/// ticket goes through leaves its hash in Redis for good.
+#[tokio::test]
+async fn redis_a_tickets_hash_lives_a_day_after_it_was_last_queued_touched_or_put_back() {
+    on_redis_raw(|b, mut raw, prefix| async move {
+        const DAY_MS: i64 = 24 * 3600 * 1000;
+        let key = |id: &str| format!("{prefix}{{mm}}:t:{id}");
+        for (id, player, rating) in [
+            ("t1", "p1", 1_500.0),
+            ("t2", "p2", 1_510.0),
+            ("t3", "p3", 1_520.0),
+        ] {
+            b.enqueue(&ticket(id, player, "blitz", rating))
+                .await
+                .unwrap();
+        }
+        let fresh = |ms: i64| ms > DAY_MS - 60_000 && ms <= DAY_MS;
+        let queued = pttl(&mut raw, &key("t1")).await;
+        assert!(fresh(queued), "queued: {queued}");
+        // A ticket waiting long is kept alive by its player's touches.
+        pexpire(&mut raw, &key("t1"), 5_000).await;
+        b.touch_ticket("t1", 2_000).await.unwrap();
+        let touched = pttl(&mut raw, &key("t1")).await;
+        assert!(fresh(touched), "touched: {touched}");
+        // A claim keeps the expiry it found.
+        pexpire(&mut raw, &key("t2"), DAY_MS - 3_600_000).await;
+        assert!(claim_one(&b, "t1", "t2", "m1").await);
+        assert_eq!(status_of(&b, "t2").await, TicketStatus::Matched);
+        let matched = pttl(&mut raw, &key("t2")).await;
+        assert!(
+            matched > 0 && matched <= DAY_MS - 3_600_000,
+            "matched: {matched}"
+        );
+        // Put back in the queue, it has a day again.
+        release(&b, &["t2"]).await;
+        assert_eq!(status_of(&b, "t2").await, TicketStatus::Queued);
+        let put_back = pttl(&mut raw, &key("t2")).await;
+        assert!(fresh(put_back), "put back: {put_back}");
+        b.cancel("t3", "left").await.unwrap();
+        let cancelled = pttl(&mut raw, &key("t3")).await;
+        assert!(fresh(cancelled), "cancelled: {cancelled}");
+    })
+    .await;
+}
+
+/// Milliseconds until `key` expires (-1: never, -2: no such key).
+async fn pttl(raw: &mut redis::aio::MultiplexedConnection, key: &str) -> i64 {
+    redis::cmd("PTTL").arg(key).query_async(raw).await.unwrap()
+}
+
+/// Sets `key` to expire in `ms`.
+async fn pexpire(raw: &mut redis::aio::MultiplexedConnection, key: &str, ms: i64) {
+    let _: i64 = redis::cmd("PEXPIRE")
+        .arg(key)
+        .arg(ms)
+        .query_async(raw)
+        .await
+        .unwrap();
+}
+
 /// A queue written before each ticket's line was kept beside it (an upgrade
 /// with tickets waiting): the round still reads every ticket whole, from
 /// its hash, and keeps its line from then on.

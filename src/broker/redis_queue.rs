@@ -60,8 +60,13 @@ impl Default for QueueScripts {
     }
 }
 
-/// How long a finished ticket stays readable.
-const FINISHED_TICKET_TTL_MS: u64 = 24 * 3600 * 1000;
+/// How long a ticket's hash lives after it was last queued, touched, cancelled
+/// or put back in the queue. A queued ticket is touched while its player
+/// waits (and cancelled after a minute unseen), so its hash always has most of
+/// a day left, and a claim need not set a ticket's expiry: a matched or
+/// cancelled ticket stays readable for about a day. (A claim once set it per
+/// ticket: a quarter of the claim script's time.)
+const TICKET_TTL_MS: u64 = 24 * 3600 * 1000;
 
 /// Lua for the scripts that build a ticket's line from its hash:
 /// `line_of(key)` returns the line ([`QUEUED_FIELDS`], tab-separated, a
@@ -81,7 +86,7 @@ end
 }
 
 /// KEYS: the player's key (routing). ARGV: prefix, id, player, ladder, rating,
-/// created_at, seen_at, last_x_at, last_opponent.
+/// created_at, seen_at, last_x_at, last_opponent, ttl.
 const ENQUEUE: &str = r"
 local p = ARGV[1]
 local current = redis.call('GET', p .. '{mm}:p:' .. ARGV[3])
@@ -91,6 +96,7 @@ end
 local t = p .. '{mm}:t:' .. ARGV[2]
 redis.call('HSET', t, 'id', ARGV[2], 'player', ARGV[3], 'ladder', ARGV[4], 'rating', ARGV[5],
   'created_at', ARGV[6], 'seen_at', ARGV[7], 'status', 'queued', 'last_x_at', ARGV[8], 'last_opp', ARGV[9])
+redis.call('PEXPIRE', t, ARGV[10])
 redis.call('ZADD', p .. '{mm}:q:' .. ARGV[4], ARGV[5], ARGV[2])
 redis.call('HSET', p .. '{mm}:ql:' .. ARGV[4], ARGV[2],
   table.concat({ARGV[3], ARGV[5], ARGV[6], ARGV[7], 'queued', ARGV[8], ARGV[9]}, '\t'))
@@ -163,29 +169,27 @@ return {'ok'}
 ";
 
 /// KEYS: the ladder's queue, its lines, then the two tickets of each pair.
-/// ARGV: ttl, then per pair its match id and the two ticket ids.
+/// ARGV: per pair its match id and the two ticket ids.
 /// Each pair both or neither; the queue and its lines lose the claimed
 /// tickets at the end, in bounded `ZREM`s and `HDEL`s (Lua's `unpack` has a
-/// stack limit).
+/// stack limit). The tickets keep the expiry they were queued or touched
+/// with ([`TICKET_TTL_MS`]). Runs once per 1,250 pairs of a round, so no
+/// table is made per pair.
 const CLAIM: &str = r"
 local claimed, out = {}, {}
+local q, lines = KEYS[1], KEYS[2]
 for i = 1, (#KEYS - 2) / 2 do
   local ka, kb = KEYS[2 * i + 1], KEYS[2 * i + 2]
-  local a, b = ARGV[3 * i], ARGV[3 * i + 1]
+  local a, b = ARGV[3 * i - 1], ARGV[3 * i]
   local sa, sb = redis.call('HGET', ka, 'status'), redis.call('HGET', kb, 'status')
   -- A queue entry whose ticket is gone (evicted, deleted) would be planned
   -- and refused every round: it leaves the queue.
-  for _, gone in ipairs({{sa, a}, {sb, b}}) do
-    if not gone[1] then
-      redis.call('ZREM', KEYS[1], gone[2])
-      redis.call('HDEL', KEYS[2], gone[2])
-    end
-  end
+  if not sa then redis.call('ZREM', q, a); redis.call('HDEL', lines, a) end
+  if not sb then redis.call('ZREM', q, b); redis.call('HDEL', lines, b) end
   if a ~= b and sa == 'queued' and sb == 'queued' then
-    for _, t in ipairs({ka, kb}) do
-      redis.call('HSET', t, 'status', 'matched', 'match_id', ARGV[3 * i - 1])
-      redis.call('PEXPIRE', t, ARGV[1])
-    end
+    local m = ARGV[3 * i - 2]
+    redis.call('HSET', ka, 'status', 'matched', 'match_id', m)
+    redis.call('HSET', kb, 'status', 'matched', 'match_id', m)
     claimed[#claimed + 1] = a
     claimed[#claimed + 1] = b
     out[i] = 1
@@ -194,13 +198,14 @@ for i = 1, (#KEYS - 2) / 2 do
   end
 end
 for j = 1, #claimed, 1000 do
-  redis.call('ZREM', KEYS[1], unpack(claimed, j, math.min(j + 999, #claimed)))
-  redis.call('HDEL', KEYS[2], unpack(claimed, j, math.min(j + 999, #claimed)))
+  redis.call('ZREM', q, unpack(claimed, j, math.min(j + 999, #claimed)))
+  redis.call('HDEL', lines, unpack(claimed, j, math.min(j + 999, #claimed)))
 end
 return out
 ";
 
-/// KEYS: the ladder's queue, its lines, then tickets. ARGV: their ids.
+/// KEYS: the ladder's queue, its lines, then tickets. ARGV: ttl, then the
+/// tickets' ids.
 const RELEASE: &str = concat!(
     line_of!(),
     r"
@@ -209,10 +214,10 @@ for i = 3, #KEYS do
   if redis.call('HGET', t, 'status') == 'matched' then
     redis.call('HSET', t, 'status', 'queued')
     redis.call('HDEL', t, 'match_id')
-    redis.call('PERSIST', t)
+    redis.call('PEXPIRE', t, ARGV[1])
     local line, f = line_of(t)
-    redis.call('ZADD', KEYS[1], f[2], ARGV[i - 2])
-    redis.call('HSET', KEYS[2], ARGV[i - 2], line)
+    redis.call('ZADD', KEYS[1], f[2], ARGV[i - 1])
+    redis.call('HSET', KEYS[2], ARGV[i - 1], line)
   end
 end
 return 1
@@ -228,8 +233,8 @@ const QUEUED_BATCH: usize = 10_000;
 /// Redis for long (a 10,000-ticket round is one call; 100,000 tickets, ten).
 const CLAIM_BATCH: usize = 5_000;
 
-/// KEYS: ticket. ARGV: at, the key prefix. A queued ticket's line in its
-/// ladder's lines hash changes with it.
+/// KEYS: ticket. ARGV: at, the key prefix, ttl. A queued ticket's line in its
+/// ladder's lines hash changes with it, and its expiry starts again.
 const TOUCH: &str = concat!(
     line_of!(),
     r"
@@ -238,6 +243,7 @@ if old and old >= 0 and tonumber(ARGV[1]) > old then
   redis.call('HSET', KEYS[1], 'seen_at', ARGV[1])
   local line, f = line_of(KEYS[1])
   if f[5] == 'queued' then
+    redis.call('PEXPIRE', KEYS[1], ARGV[3])
     local at = redis.call('HMGET', KEYS[1], 'ladder', 'id')
     redis.call('HSET', ARGV[2] .. '{mm}:ql:' .. at[1], at[2], line)
   end
@@ -338,6 +344,7 @@ impl MatchQueue for RedisBroker {
                 .arg(ticket.seen_at)
                 .arg(ticket.last_x_at.map(|v| v.to_string()).unwrap_or_default())
                 .arg(ticket.last_opponent.clone().unwrap_or_default())
+                .arg(TICKET_TTL_MS)
                 .invoke_async(&mut conn)
                 .await?;
             Ok(match existing {
@@ -364,6 +371,7 @@ impl MatchQueue for RedisBroker {
                 .key(self.ticket_key(id))
                 .arg(at)
                 .arg(self.key(""))
+                .arg(TICKET_TTL_MS)
                 .invoke_async(&mut conn)
                 .await?;
             Ok(())
@@ -384,7 +392,7 @@ impl MatchQueue for RedisBroker {
                 .arg(self.key(""))
                 .arg(id)
                 .arg(reason)
-                .arg(FINISHED_TICKET_TTL_MS)
+                .arg(TICKET_TTL_MS)
                 .invoke_async(&mut conn)
                 .await?;
             Ok(match answer.first().map(String::as_str) {
@@ -463,9 +471,7 @@ impl MatchQueue for RedisBroker {
             let mut claimed = Vec::with_capacity(pairs.len());
             for batch in pairs.chunks(CLAIM_BATCH) {
                 let mut call = self.queue_scripts().claim.prepare_invoke();
-                call.key(self.queue_key(ladder))
-                    .key(self.line_key(ladder))
-                    .arg(FINISHED_TICKET_TTL_MS);
+                call.key(self.queue_key(ladder)).key(self.line_key(ladder));
                 for pair in batch {
                     call.key(self.ticket_key(&pair.a))
                         .key(self.ticket_key(&pair.b))
@@ -492,7 +498,9 @@ impl MatchQueue for RedisBroker {
             let mut conn = self.connection();
             for batch in ids.chunks(2 * CLAIM_BATCH) {
                 let mut call = self.queue_scripts().release.prepare_invoke();
-                call.key(self.queue_key(ladder)).key(self.line_key(ladder));
+                call.key(self.queue_key(ladder))
+                    .key(self.line_key(ladder))
+                    .arg(TICKET_TTL_MS);
                 for id in batch {
                     call.key(self.ticket_key(id)).arg(id);
                 }
