@@ -39,11 +39,18 @@ pub fn plan(tickets: &[Ticket], now: Millis, config: &MatchmakingConfig) -> Vec<
     let mut prev: Vec<Option<usize>> = (0..n).map(|i| i.checked_sub(1)).collect();
     let mut next: Vec<Option<usize>> = (0..n).map(|i| (i + 1 < n).then_some(i + 1)).collect();
     let mut paired = vec![false; n];
+    // Longest waiting first, ties by id. Ties are the rule in a large round
+    // (tickets queued in the same millisecond), so each ticket's sort key
+    // carries its id's first eight bytes, and whole ids are compared only
+    // when those agree.
+    let keys: Vec<(i64, u64)> = tickets
+        .iter()
+        .map(|t| (t.created_at, id_prefix(&t.id)))
+        .collect();
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| {
-        tickets[a]
-            .created_at
-            .cmp(&tickets[b].created_at)
+    order.sort_unstable_by(|&a, &b| {
+        keys[a]
+            .cmp(&keys[b])
             .then_with(|| tickets[a].id.cmp(&tickets[b].id))
     });
     let mut pairs = Vec::with_capacity(n / 2);
@@ -108,6 +115,15 @@ pub fn plan(tickets: &[Ticket], now: Millis, config: &MatchmakingConfig) -> Vec<
         pairs.push((a, b));
     }
     pairs
+}
+
+/// The first eight bytes of `id` as a number that orders as they do (a
+/// shorter id padded with zero bytes, which no id holds).
+fn id_prefix(id: &str) -> u64 {
+    let mut bytes = [0u8; 8];
+    let n = id.len().min(8);
+    bytes[..n].copy_from_slice(&id.as_bytes()[..n]);
+    u64::from_be_bytes(bytes)
 }
 
 /// Which of a pair plays X: the one who was X less recently (never counts
@@ -214,6 +230,35 @@ mod tests {
         ]);
         let pairs = plan(&t, 10, &config());
         assert_eq!(ids(&t, &pairs), [("c".to_owned(), "b".to_owned())]);
+    }
+
+    #[test]
+    fn of_equal_waits_the_smaller_id_is_served_first_even_past_eight_shared_bytes() {
+        // Served first, "samepref-a" takes c (gap 30) and leaves "samepref-b"
+        // alone; served first, "samepref-b" would take c instead.
+        let t = sorted(vec![
+            ticket("samepref-b", 1500.0, 7),
+            ticket("samepref-a", 1560.0, 7),
+            ticket("zzz", 1530.0, 7),
+        ]);
+        let pairs = plan(&t, 10, &config());
+        assert_eq!(
+            ids(&t, &pairs),
+            [("samepref-a".to_owned(), "zzz".to_owned())]
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn an_ids_prefix_key_orders_as_the_id_does(a in "[ab]{0,12}", b in "[ab]{0,12}") {
+            let (ka, kb) = (id_prefix(&a), id_prefix(&b));
+            if ka < kb {
+                proptest::prop_assert!(a < b);
+            }
+            if a < b {
+                proptest::prop_assert!(ka <= kb);
+            }
+        }
     }
 
     #[test]
