@@ -752,18 +752,30 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
         rows.len()
     );
     // Each finished rated match was counted exactly once in both players' ratings.
+    // The server still runs, so a match may finish meanwhile (its clock, or
+    // the CPU in a seat its player left): the count is taken between two
+    // reads of the stored matches that agree.
+    let finished_of = |rows: &[uttt::store::matches::MatchRow], id: &str| {
+        rows.iter()
+            .filter(|m| {
+                m.rated
+                    && m.status.as_str() == "finished"
+                    && (m.x_player_id.as_deref() == Some(id)
+                        || m.o_player_id.as_deref() == Some(id))
+            })
+            .count()
+    };
     for (_, _, a, b) in games.iter().filter(|g| g.0.is_none()) {
         for p in [a, b] {
-            let finished = rows
-                .iter()
-                .filter(|m| {
-                    m.rated
-                        && m.status.as_str() == "finished"
-                        && (m.x_player_id.as_deref() == Some(&p.id)
-                            || m.o_player_id.as_deref() == Some(&p.id))
-                })
-                .count();
-            let games = quick_games(&http, &base, p).await;
+            let (mut finished, mut games) = (usize::MAX, 0);
+            for _ in 0..20 {
+                let before = finished_of(&assert_database_consistent(&db.url).await, &p.id);
+                games = quick_games(&http, &base, p).await;
+                finished = finished_of(&assert_database_consistent(&db.url).await, &p.id);
+                if before == finished {
+                    break;
+                }
+            }
             assert_eq!(
                 games as usize, finished,
                 "{}: rated games = finished rated matches",
