@@ -948,6 +948,15 @@ async fn redis_a_tickets_hash_lives_a_day_after_it_was_last_queued_touched_or_pu
         assert_eq!(status_of(&b, "t2").await, TicketStatus::Queued);
         let put_back = pttl(&mut raw, &key("t2")).await;
         assert!(fresh(put_back), "put back: {put_back}");
+        // Touching a matched ticket leaves its expiry alone.
+        pexpire(&mut raw, &key("t1"), 5_000).await;
+        b.touch_ticket("t1", 3_000).await.unwrap();
+        let touched_matched = pttl(&mut raw, &key("t1")).await;
+        assert!(
+            touched_matched > 0 && touched_matched <= 5_000,
+            "matched, touched: {touched_matched}"
+        );
+        pexpire(&mut raw, &key("t3"), 5_000).await;
         b.cancel("t3", "left").await.unwrap();
         let cancelled = pttl(&mut raw, &key("t3")).await;
         assert!(fresh(cancelled), "cancelled: {cancelled}");

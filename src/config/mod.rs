@@ -281,11 +281,7 @@ impl Config {
                     "UTTT_MM_UNLIMITED_AFTER_MS",
                     60_000,
                 )?),
-                abandon_after: Duration::from_millis(number(
-                    &get,
-                    "UTTT_MM_ABANDON_AFTER_MS",
-                    60_000,
-                )?),
+                abandon_after: abandon_after(&get)?,
                 round_every: Duration::from_millis(number(&get, "UTTT_MM_ROUND_MS", 500)?.max(10)),
                 chunk_pairs: usize::try_from(number(&get, "UTTT_MM_CHUNK_PAIRS", 1_250)?.max(1))
                     .unwrap_or(usize::MAX),
@@ -319,6 +315,20 @@ fn arena_min_duration(get: &impl Fn(&str) -> Option<String>) -> Result<i64, Conf
         _ => Err(ConfigError {
             name,
             message: format!("must be {floor} to {api} (ms), got {ms}"),
+        }),
+    }
+}
+
+/// `UTTT_MM_ABANDON_AFTER_MS`: under a day, since a queued ticket's hash in
+/// Redis lives a day past its player's last touch, and an unseen ticket must
+/// be cancelled before its hash is gone.
+fn abandon_after(get: &impl Fn(&str) -> Option<String>) -> Result<Duration, ConfigError> {
+    const DAY_MS: u64 = 24 * 3600 * 1000;
+    match number(get, "UTTT_MM_ABANDON_AFTER_MS", 60_000)? {
+        ms if ms < DAY_MS => Ok(Duration::from_millis(ms)),
+        ms => Err(ConfigError {
+            name: "UTTT_MM_ABANDON_AFTER_MS",
+            message: format!("must be under a day ({DAY_MS} ms), got {ms}"),
         }),
     }
 }

@@ -324,6 +324,14 @@ fn the_shortest_arena_is_api_md_s_unless_the_operator_lowers_it() {
 }
 
 #[test]
+fn an_unseen_ticket_is_abandoned_within_the_day_its_redis_hash_lives() {
+    let c = config(&[("UTTT_MM_ABANDON_AFTER_MS", "86399999")]).unwrap();
+    assert_eq!(c.matchmaking.abandon_after.as_millis(), 86_399_999);
+    let err = config(&[("UTTT_MM_ABANDON_AFTER_MS", "86400000")]).unwrap_err();
+    assert_eq!(err.name, "UTTT_MM_ABANDON_AFTER_MS");
+}
+
+#[test]
 fn a_pairing_round_is_made_in_chunks_the_operator_may_size() {
     assert_eq!(config(&[]).unwrap().matchmaking.chunk_pairs, 1_250);
     let c = config(&[("UTTT_MM_CHUNK_PAIRS", "2")]).unwrap();

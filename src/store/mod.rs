@@ -567,13 +567,11 @@ impl<E: From<StoreError>> TxError<E> {
 }
 
 #[cfg(test)]
-mod key_probes_tests;
-#[cfg(test)]
 mod migration_tests;
 #[cfg(test)]
 mod prepared_tests;
 #[cfg(test)]
-mod scratch_pg;
+pub(crate) mod scratch_pg;
 #[cfg(test)]
 mod seat_guard_tests;
 #[cfg(test)]

@@ -62,3 +62,14 @@ pub fn xact_scans(conn: &mut crate::store::DbConnection, relation: &str) -> i64 
     .get_result(conn)
     .unwrap()
 }
+
+/// Sequential scans of `table` counted so far in the current transaction
+/// (compare before and after, as for [`xact_scans`]).
+pub fn xact_seq_scans(conn: &mut crate::store::DbConnection, table: &str) -> i64 {
+    use diesel::RunQueryDsl;
+    diesel::select(diesel::dsl::sql::<diesel::sql_types::BigInt>(&format!(
+        "(SELECT seq_scan FROM pg_stat_xact_user_tables WHERE relname = '{table}')"
+    )))
+    .get_result(conn)
+    .unwrap()
+}

@@ -489,3 +489,85 @@ async fn cancel_busy(ctx: &Context, tickets: &[&Ticket]) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    // A failed unwrap in a test is a failed test.
+    #![allow(clippy::unwrap_used)]
+
+    use diesel::connection::SimpleConnection;
+
+    use super::*;
+    use crate::broker::TicketStatus;
+    use crate::config::Config;
+    use crate::store::scratch_pg::{with_scratch_url, xact_seq_scans};
+    use crate::store::{DbConnection, connect_pg, migrate, write_transaction};
+
+    fn queued(n: usize, ladder: &str) -> Ticket {
+        Ticket {
+            id: format!("t{n}"),
+            player_id: format!("p{n}"),
+            ladder: ladder.to_owned(),
+            rating: 1500.0,
+            created_at: 1,
+            seen_at: 1,
+            status: TicketStatus::Queued,
+            match_id: None,
+            reason: None,
+            last_x_at: None,
+            last_opponent: None,
+        }
+    }
+
+    /// Both kinds of a chunk's write (assuming every pair can be made, and
+    /// reading first which can) look the chunk's players, tickets and seats
+    /// up by key in tables ten times its size, on PostgreSQL (see
+    /// `store::key_probes`). Runs when `TEST_DATABASE_URL` is set.
+    #[test]
+    fn a_chunks_write_reads_no_table_whole() {
+        with_scratch_url("chunk_writes", |url| {
+            let config = Config::from_lookup(|_| None).unwrap();
+            let ladder = config.ladders[0].clone();
+            let mut conn = DbConnection::Pg(connect_pg(url).unwrap());
+            migrate(&mut conn).unwrap();
+            conn.batch_execute(&format!(
+                "INSERT INTO players (id, username, username_key, password_hash, created_at)
+                     SELECT 'p' || g, 'u' || g, 'u' || g, 'h', 1 FROM generate_series(1, 5000) g;
+                 INSERT INTO tickets (id, player_id, ladder, rating, status, created_at, updated_at)
+                     SELECT 't' || g, 'p' || g, '{}', 1500, 'queued', 1, 1
+                     FROM generate_series(1, 5000) g;
+                 ANALYZE players; ANALYZE tickets; ANALYZE match_players;",
+                ladder.id
+            ))
+            .unwrap();
+            for (check, first) in [(Check::Assume, 1), (Check::Read, 1001)] {
+                let planned: Vec<Planned> = (0..250)
+                    .map(|i| {
+                        let (x, o) = (
+                            queued(first + 2 * i, &ladder.id),
+                            queued(first + 2 * i + 1, &ladder.id),
+                        );
+                        Planned {
+                            row: ranked_row(&ladder, &x.player_id, &o.player_id, 5).unwrap(),
+                            x,
+                            o,
+                        }
+                    })
+                    .collect();
+                let outcome = write_transaction(&mut conn, |conn| -> Result<Outcome> {
+                    let tables = ["players", "tickets", "match_players"];
+                    let before: Vec<i64> = tables.iter().map(|t| xact_seq_scans(conn, t)).collect();
+                    let outcome = write_round(conn, &planned, 5, check)?;
+                    let after: Vec<i64> = tables.iter().map(|t| xact_seq_scans(conn, t)).collect();
+                    assert_eq!(
+                        before, after,
+                        "{check:?}: a table of {tables:?} was read whole"
+                    );
+                    Ok(outcome)
+                })
+                .unwrap();
+                assert_eq!(outcome.made.len(), 250, "{check:?}");
+            }
+        });
+    }
+}
