@@ -251,6 +251,15 @@ async fn claim_one(b: &SharedBroker, x: &str, y: &str, m: &str) -> bool {
     claimed[0]
 }
 
+/// Queues a ticket on the `blitz` ladder for each (id, player, rating).
+async fn queue_on_blitz(b: &SharedBroker, tickets: &[(&str, &str, f64)]) {
+    for &(id, player, rating) in tickets {
+        b.enqueue(&ticket(id, player, "blitz", rating))
+            .await
+            .unwrap();
+    }
+}
+
 /// Releases tickets of the `blitz` ladder.
 async fn release(b: &SharedBroker, ids: &[&str]) {
     b.release_tickets("blitz", &keys(ids)).await.unwrap();
@@ -790,15 +799,15 @@ async fn a_pair_is_claimed_whole_and_once(b: SharedBroker) {
 }
 
 async fn a_released_pair_is_queued_again(b: SharedBroker) {
-    for (id, player, rating) in [
-        ("a", "p1", 1_600.0),
-        ("b", "p2", 1_400.0),
-        ("c", "p3", 1_500.0),
-    ] {
-        b.enqueue(&ticket(id, player, "blitz", rating))
-            .await
-            .unwrap();
-    }
+    queue_on_blitz(
+        &b,
+        &[
+            ("a", "p1", 1_600.0),
+            ("b", "p2", 1_400.0),
+            ("c", "p3", 1_500.0),
+        ],
+    )
+    .await;
     assert!(claim_one(&b, "a", "b", "m1").await);
     release(&b, &["a", "b"]).await;
     for id in ["a", "b"] {
@@ -889,12 +898,7 @@ async fn a_round_of_pairs_is_claimed_in_one_call_each_pair_whole(b: SharedBroker
 #[tokio::test]
 async fn redis_a_queue_entry_without_its_ticket_leaves_the_queue_at_its_claim() {
     on_redis_raw(|b, mut raw, prefix| async move {
-        b.enqueue(&ticket("t1", "p1", "blitz", 1_500.0))
-            .await
-            .unwrap();
-        b.enqueue(&ticket("t2", "p2", "blitz", 1_510.0))
-            .await
-            .unwrap();
+        queue_on_blitz(&b, &[("t1", "p1", 1_500.0), ("t2", "p2", 1_510.0)]).await;
         let _: i64 = redis::cmd("DEL")
             .arg(format!("{prefix}{{mm}}:t:t1"))
             .query_async(&mut raw)
@@ -917,15 +921,15 @@ async fn redis_a_tickets_hash_lives_a_day_after_it_was_last_queued_touched_or_pu
     on_redis_raw(|b, mut raw, prefix| async move {
         const DAY_MS: i64 = 24 * 3600 * 1000;
         let key = |id: &str| format!("{prefix}{{mm}}:t:{id}");
-        for (id, player, rating) in [
-            ("t1", "p1", 1_500.0),
-            ("t2", "p2", 1_510.0),
-            ("t3", "p3", 1_520.0),
-        ] {
-            b.enqueue(&ticket(id, player, "blitz", rating))
-                .await
-                .unwrap();
-        }
+        queue_on_blitz(
+            &b,
+            &[
+                ("t1", "p1", 1_500.0),
+                ("t2", "p2", 1_510.0),
+                ("t3", "p3", 1_520.0),
+            ],
+        )
+        .await;
         let fresh = |ms: i64| ms > DAY_MS - 60_000 && ms <= DAY_MS;
         let queued = pttl(&mut raw, &key("t1")).await;
         assert!(fresh(queued), "queued: {queued}");
