@@ -184,6 +184,16 @@ pub fn insert_many(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<(), Sto
     }
     let seated: Vec<&str> = rows.iter().flat_map(MatchRow::seated_players).collect();
     super::seat_guard::check_players(conn, &seated)?;
+    write_many(conn, rows)
+}
+
+/// The writes of [`insert_many`], without its check that the seated players
+/// exist: for a caller that proves it otherwise in the same transaction
+/// (`store::paired`).
+pub(super) fn write_many(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<(), StoreError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
     if let DbConnection::Pg(pg) = &mut *conn {
         diesel::copy_from(matches::table)
             .from_insertable(rows)
@@ -269,16 +279,16 @@ pub fn last_ranked(
 }
 
 impl MatchRow {
-    fn is_active_status(&self) -> bool {
-        self.status == MatchStatus::Active
-    }
-
     /// The players seated at it (none for a seat the CPU plays).
-    fn seated_players(&self) -> impl Iterator<Item = &str> {
+    pub(super) fn seated_players(&self) -> impl Iterator<Item = &str> {
         [&self.x_player_id, &self.o_player_id]
             .into_iter()
             .flatten()
             .map(|p| p.as_str())
+    }
+
+    fn is_active_status(&self) -> bool {
+        self.status == MatchStatus::Active
     }
 }
 

@@ -10,6 +10,7 @@ pub mod history;
 pub mod key_probes;
 pub mod kinds;
 pub mod matches;
+pub mod paired;
 mod pg_connect;
 pub mod players;
 pub mod ratings;
@@ -568,6 +569,8 @@ impl<E: From<StoreError>> TxError<E> {
 
 #[cfg(test)]
 mod migration_tests;
+#[cfg(test)]
+mod paired_tests;
 #[cfg(test)]
 mod prepared_tests;
 #[cfg(test)]

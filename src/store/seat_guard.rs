@@ -13,6 +13,11 @@
 //! what committed before it began. The lock lasts until the transaction
 //! ends, so it guards nothing outside one. SQLite keeps its key (one writer
 //! at a time there), and gets the same check.
+//!
+//! A pairing round's seats skip the check (`store::paired`): after the lock,
+//! the round marks the queued tickets it seats, by ticket and player, and a
+//! ticket's row goes with its player, so every ticket marked proves its
+//! player as the check would.
 
 use std::collections::BTreeSet;
 
@@ -41,12 +46,8 @@ pub(crate) fn check_players(conn: &mut DbConnection, ids: &[&str]) -> Result<(),
     if wanted.is_empty() {
         return Ok(());
     }
-    if let DbConnection::Pg(pg) = &mut *conn {
-        // Its own statement: the check below must read after the lock is held.
-        diesel::sql_query("SELECT pg_advisory_xact_lock_shared($1)")
-            .bind::<diesel::sql_types::BigInt, _>(SEATS_LOCK)
-            .execute(pg)?;
-    }
+    // Its own statement: the check below must read after the lock is held.
+    hold_for_seats(conn)?;
     let wanted: Vec<&str> = wanted.into_iter().collect();
     let mut found = 0;
     for chunk in wanted.chunks(CHECK_CHUNK) {
@@ -59,14 +60,38 @@ pub(crate) fn check_players(conn: &mut DbConnection, ids: &[&str]) -> Result<(),
     if found == wanted.len() {
         return Ok(());
     }
-    Err(StoreError::Query(DieselError::DatabaseError(
-        DatabaseErrorKind::ForeignKeyViolation,
-        Box::new(format!(
-            "{} of {} seated players do not exist",
-            wanted.len() - found,
-            wanted.len()
-        )),
+    Err(missing_players(format!(
+        "{} of {} seated players do not exist",
+        wanted.len() - found,
+        wanted.len()
     )))
+}
+
+/// The error of a seat write whose players are not all known to exist: a
+/// foreign-key violation, as SQLite's key reports it.
+pub(super) fn missing_players(message: String) -> StoreError {
+    StoreError::Query(DieselError::DatabaseError(
+        DatabaseErrorKind::ForeignKeyViolation,
+        Box::new(message),
+    ))
+}
+
+/// Before seats are written in the current transaction: waits for any
+/// deletion of a player under way, and holds new ones off until the
+/// transaction ends (nothing on SQLite, which has one writer and its key).
+/// A statement that begins after this returns sees every deletion that will
+/// ever touch the seats written here, or none: the caller's proof that the
+/// seated players exist must be such a statement.
+///
+/// # Errors
+/// Database errors.
+pub(crate) fn hold_for_seats(conn: &mut DbConnection) -> Result<(), StoreError> {
+    if let DbConnection::Pg(pg) = conn {
+        diesel::sql_query("SELECT pg_advisory_xact_lock_shared($1)")
+            .bind::<diesel::sql_types::BigInt, _>(SEATS_LOCK)
+            .execute(pg)?;
+    }
+    Ok(())
 }
 
 /// Before a player is deleted in the current transaction: waits for the

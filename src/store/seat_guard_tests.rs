@@ -22,7 +22,7 @@ use super::scratch_pg::with_scratch_url;
 use super::{DbConnection, StoreError, connect_pg, migrate, players};
 
 /// How long the first transaction of a race stays open after its write.
-const HELD: Duration = Duration::from_millis(400);
+pub(super) const HELD: Duration = Duration::from_millis(400);
 
 /// Two players, `p1` and `p2`, and a template match `m0` between them.
 fn setup(conn: &mut DbConnection) -> MatchRow {
@@ -41,7 +41,7 @@ fn setup(conn: &mut DbConnection) -> MatchRow {
 }
 
 /// The template with a new id and players.
-fn seating(template: &MatchRow, id: &str, x: &str, o: &str) -> MatchRow {
+pub(super) fn seating(template: &MatchRow, id: &str, x: &str, o: &str) -> MatchRow {
     let mut row = template.clone();
     row.id = MatchId::from(id);
     row.x_player_id = Some(PlayerId::from(x));
@@ -54,7 +54,7 @@ fn is_missing_player(err: &StoreError) -> bool {
 }
 
 /// The seats that name `player`.
-fn seats_of(conn: &mut DbConnection, player: &str) -> i64 {
+pub(super) fn seats_of(conn: &mut DbConnection, player: &str) -> i64 {
     match_players::table
         .filter(match_players::player_id.eq(player))
         .count()
@@ -90,17 +90,45 @@ fn refuses_missing_players(conn: &mut DbConnection) {
     );
 }
 
-#[test]
-fn a_seat_of_a_missing_player_is_refused_on_sqlite() {
+/// Runs `test` on a fresh SQLite file with its keys enforced, as the server opens it.
+pub(super) fn with_scratch_sqlite(test: impl FnOnce(&mut DbConnection)) {
     let dir = std::env::temp_dir().join(format!("uttt-seats-{}", crate::ids::record_id()));
     std::fs::create_dir_all(&dir).unwrap();
     #[allow(clippy::disallowed_methods)] // SQLite: no OpenSSL involved
     let lite = SqliteConnection::establish(&dir.join("uttt.db").to_string_lossy()).unwrap();
     let mut conn = DbConnection::Sqlite(lite);
     conn.batch_execute("PRAGMA foreign_keys = ON;").unwrap();
-    refuses_missing_players(&mut conn);
+    test(&mut conn);
     drop(conn);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Runs `work` in a transaction on a connection of its own to `url` and
+/// returns once it has run, with the transaction left open for [`HELD`]:
+/// the other side of a race. Join the handle for its commit.
+pub(super) fn held_open(
+    url: &str,
+    work: impl FnOnce(&mut DbConnection) -> Result<(), StoreError> + Send + 'static,
+) -> thread::JoinHandle<()> {
+    let (done, wait_done) = mpsc::channel();
+    let url = url.to_owned();
+    let handle = thread::spawn(move || {
+        let mut conn = DbConnection::Pg(connect_pg(&url).unwrap());
+        conn.transaction::<(), StoreError, _>(|conn| {
+            work(conn)?;
+            done.send(()).unwrap();
+            thread::sleep(HELD);
+            Ok(())
+        })
+        .unwrap();
+    });
+    wait_done.recv().unwrap();
+    handle
+}
+
+#[test]
+fn a_seat_of_a_missing_player_is_refused_on_sqlite() {
+    with_scratch_sqlite(refuses_missing_players);
 }
 
 #[test]
@@ -115,19 +143,10 @@ fn a_deletion_waits_for_a_match_being_written_and_empties_its_seats() {
     with_scratch_url("seat_guard_writer_first", |url| {
         let mut conn = DbConnection::Pg(connect_pg(url).unwrap());
         let template = setup(&mut conn);
-        let (written, wait_written) = mpsc::channel();
-        let url_owned = url.to_owned();
-        let writer = thread::spawn(move || {
-            let mut conn = DbConnection::Pg(connect_pg(&url_owned).unwrap());
-            conn.transaction::<(), StoreError, _>(|conn| {
-                matches::insert(conn, &seating(&template, "m1", "p1", "p2"))?;
-                written.send(()).unwrap();
-                thread::sleep(HELD);
-                Ok(())
-            })
-            .unwrap();
+        let writer = held_open(url, move |conn| {
+            matches::insert(conn, &seating(&template, "m1", "p1", "p2"))?;
+            Ok(())
         });
-        wait_written.recv().unwrap();
         // The match is written but not committed: the deletion must wait for it.
         assert!(players::delete(&mut conn, "p1").unwrap());
         writer.join().unwrap();
@@ -152,19 +171,10 @@ fn a_match_written_during_a_deletion_of_its_player_is_refused() {
     with_scratch_url("seat_guard_deletion_first", |url| {
         let mut conn = DbConnection::Pg(connect_pg(url).unwrap());
         let template = setup(&mut conn);
-        let (deleted, wait_deleted) = mpsc::channel();
-        let url_owned = url.to_owned();
-        let deleter = thread::spawn(move || {
-            let mut conn = DbConnection::Pg(connect_pg(&url_owned).unwrap());
-            conn.transaction::<(), StoreError, _>(|conn| {
-                assert!(players::delete(conn, "p1")?);
-                deleted.send(()).unwrap();
-                thread::sleep(HELD);
-                Ok(())
-            })
-            .unwrap();
+        let deleter = held_open(url, move |conn| {
+            assert!(players::delete(conn, "p1")?);
+            Ok(())
         });
-        wait_deleted.recv().unwrap();
         // The deletion is not committed yet: the write waits for it, then finds p1 gone.
         let refused = conn
             .transaction::<(), StoreError, _>(|conn| {

@@ -77,28 +77,6 @@ pub fn delete(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Marks a queued ticket matched into `match_id`; returns whether it was queued.
-///
-/// # Errors
-/// Database errors.
-pub fn mark_matched(
-    conn: &mut DbConnection,
-    id: &str,
-    match_id: &str,
-    now: i64,
-) -> Result<bool, StoreError> {
-    Ok(
-        diesel::update(tickets::table.find(id).filter(tickets::status.eq("queued")))
-            .set((
-                tickets::status.eq("matched"),
-                tickets::match_id.eq(match_id),
-                tickets::updated_at.eq(now),
-            ))
-            .execute(conn)?
-            == 1,
-    )
-}
-
 /// Which of `ids` are queued.
 ///
 /// # Errors
@@ -117,41 +95,67 @@ pub fn queued_among(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<String>
     Ok(queued)
 }
 
-/// Marks queued tickets matched, each into the match `pairs` names beside
-/// it (ticket id, match id); returns how many it marked (those still
-/// queued). On PostgreSQL one statement joins the pairs as two arrays, so
-/// no ticket looks its match up; SQLite, in-process, takes one `UPDATE` a
-/// ticket.
+/// A queued ticket a new match seats: the ticket, its player, the match.
+#[derive(Debug, Clone, Copy)]
+pub struct Seated<'a> {
+    /// The ticket's id.
+    pub ticket: &'a str,
+    /// Its player, as the match seats them.
+    pub player: &'a str,
+    /// The match made of it.
+    pub match_id: &'a str,
+}
+
+/// Marks queued tickets matched, each into the match beside it, where the
+/// ticket still names the player the match seats; returns how many it
+/// marked (those still queued). On PostgreSQL one statement joins them as
+/// three arrays, so no ticket looks its match up; SQLite, in-process, takes
+/// one `UPDATE` a ticket.
 ///
 /// # Errors
 /// Database errors.
 pub fn mark_matched_many(
     conn: &mut DbConnection,
-    pairs: &[(&str, &str)],
+    seated: &[Seated<'_>],
     now: i64,
 ) -> Result<usize, StoreError> {
-    if pairs.is_empty() {
+    if seated.is_empty() {
         return Ok(0);
     }
     match conn {
         DbConnection::Pg(pg) => {
             use diesel::sql_types::{Array, BigInt, Text};
-            let (ids, matches): (Vec<&str>, Vec<&str>) = pairs.iter().copied().unzip();
+            let ids: Vec<&str> = seated.iter().map(|s| s.ticket).collect();
+            let players: Vec<&str> = seated.iter().map(|s| s.player).collect();
+            let matches: Vec<&str> = seated.iter().map(|s| s.match_id).collect();
             Ok(diesel::sql_query(
                 "UPDATE tickets SET status = 'matched', match_id = paired.match_id, \
-                 updated_at = $3 \
-                 FROM unnest($1::text[], $2::text[]) AS paired (id, match_id) \
-                 WHERE tickets.id = paired.id AND tickets.status = 'queued'",
+                 updated_at = $4 \
+                 FROM unnest($1::text[], $2::text[], $3::text[]) AS paired (id, player_id, match_id) \
+                 WHERE tickets.id = paired.id AND tickets.player_id = paired.player_id \
+                 AND tickets.status = 'queued'",
             )
             .bind::<Array<Text>, _>(ids)
+            .bind::<Array<Text>, _>(players)
             .bind::<Array<Text>, _>(matches)
             .bind::<BigInt, _>(now)
             .execute(pg)?)
         }
         DbConnection::Sqlite(_) => {
             let mut marked = 0;
-            for (id, match_id) in pairs {
-                marked += usize::from(mark_matched(conn, id, match_id, now)?);
+            for s in seated {
+                marked += diesel::update(
+                    tickets::table
+                        .find(s.ticket)
+                        .filter(tickets::player_id.eq(s.player))
+                        .filter(tickets::status.eq("queued")),
+                )
+                .set((
+                    tickets::status.eq("matched"),
+                    tickets::match_id.eq(s.match_id),
+                    tickets::updated_at.eq(now),
+                ))
+                .execute(conn)?;
             }
             Ok(marked)
         }

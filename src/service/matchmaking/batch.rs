@@ -19,7 +19,8 @@ use crate::broker::{Cancelled, PairClaim, Ticket};
 use crate::config::LadderConfig;
 use crate::rules::{Depth, Seat};
 use crate::store::matches::{self as match_store, MatchRow};
-use crate::store::{Backend, key_probes, tickets};
+use crate::store::tickets::{self, Seated};
+use crate::store::{Backend, key_probes, paired};
 use crate::time::Millis;
 
 use super::super::matches::create::{self, NewMatch, SeatSpec};
@@ -271,7 +272,7 @@ async fn make_chunk(
 /// The first try assumes every pair can be made, as nearly always: it skips
 /// reading which tickets are still queued and which players are seated, and
 /// lets the writes refuse otherwise (the unique index on unfinished ranked
-/// seats, the check that the players exist, the count of tickets marked). A
+/// seats, the count of tickets marked for their players). A
 /// refusal rolls it back, and the careful tries follow, which read both and
 /// leave such pairs out (a deleted player's tickets are gone with them).
 async fn write(ctx: &Context, planned: &Arc<Vec<Planned>>, now: Millis) -> Result<Outcome> {
@@ -343,7 +344,19 @@ fn write_round(
         Check::Read => makeable(conn, planned)?,
     };
     let rows: Vec<MatchRow> = out.made.iter().map(|&i| planned[i].row.clone()).collect();
-    match_store::insert_many(conn, &rows).map_err(|e| {
+    let seated: Vec<Seated<'_>> = out
+        .made
+        .iter()
+        .zip(&rows)
+        .flat_map(|(&i, row)| {
+            [&planned[i].x, &planned[i].o].map(|t| Seated {
+                ticket: t.id.as_str(),
+                player: t.player_id.as_str(),
+                match_id: row.id.as_str(),
+            })
+        })
+        .collect();
+    paired::insert_with_tickets(conn, &rows, &seated, now).map_err(|e| {
         if e.is_unique_violation() {
             Error::conflict(
                 ConflictCode::InActiveMatch,
@@ -351,35 +364,13 @@ fn write_round(
                 None,
             )
         } else if e.is_foreign_key_violation() {
-            // A deleted player: their tickets went with them.
-            Error::conflict(ConflictCode::TicketGone, "a player no longer exists", None)
+            // A ticket left the queue, or its player was deleted (and the
+            // ticket with them).
+            Error::conflict(ConflictCode::TicketGone, "a ticket left the queue", None)
         } else {
             e.into()
         }
     })?;
-    let match_ids: Vec<String> = out
-        .made
-        .iter()
-        .map(|&i| planned[i].row.id.to_string())
-        .collect();
-    let made_tickets: Vec<(&str, &str)> = out
-        .made
-        .iter()
-        .zip(&match_ids)
-        .flat_map(|(&i, m)| {
-            [
-                (planned[i].x.id.as_str(), m.as_str()),
-                (planned[i].o.id.as_str(), m.as_str()),
-            ]
-        })
-        .collect();
-    if tickets::mark_matched_many(conn, &made_tickets, now)? != made_tickets.len() {
-        return Err(Error::conflict(
-            ConflictCode::TicketGone,
-            "a ticket left the queue",
-            None,
-        ));
-    }
     Ok(out)
 }
 
