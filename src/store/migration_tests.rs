@@ -2,7 +2,8 @@
 //! on SQLite it rebuilds `matches` and `match_players`, so check that their
 //! rows, seats, indexes and foreign keys come through, and that existing
 //! tournament games are relabelled. PostgreSQL runs the same checks when
-//! `TEST_DATABASE_URL` is set (and fails loudly if it cannot connect).
+//! `TEST_DATABASE_URL` is set (and fails loudly if it cannot connect); there
+//! the ids' byte order (`ids_in_byte_order`) is checked too.
 
 // A failed unwrap in a test helper is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -178,5 +179,43 @@ fn tournament_mode_migration_keeps_sqlite_matches_and_relabels_tournament_games(
 fn tournament_mode_migration_keeps_postgres_matches_and_relabels_tournament_games() {
     with_scratch_database("uttt_mig", |mut conn| {
         check(&mut conn, || PG_MIGRATIONS, false)
+    });
+}
+
+/// Every PostgreSQL column that holds an id compares as bytes (`COLLATE
+/// "C"`, migration `ids_in_byte_order`): an index insert or key probe of an
+/// id is then a `memcmp`, not a trip through the locale. A new id column of
+/// the default collation would still work, but slowly, and this says so.
+#[test]
+fn postgres_ids_compare_as_bytes() {
+    with_scratch_database("uttt_ids", |mut conn| {
+        conn.run_pending_migrations(PG_MIGRATIONS)
+            .expect("migrations apply");
+        #[derive(diesel::QueryableByName)]
+        struct Column {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            name: String,
+        }
+        let by_locale: Vec<String> = diesel::sql_query(
+            "SELECT table_name || '.' || column_name AS name FROM information_schema.columns \
+             WHERE table_schema = 'public' AND data_type = 'text' \
+             AND (column_name ~ '(^id$|_id$)' OR column_name = 'requested_by') \
+             AND collation_name IS DISTINCT FROM 'C' ORDER BY 1",
+        )
+        .load::<Column>(&mut conn)
+        .unwrap()
+        .into_iter()
+        .map(|c| c.name)
+        .collect();
+        assert!(
+            by_locale.is_empty(),
+            "id columns of the locale's collation: {by_locale:?}"
+        );
+        let ids = count(
+            &mut conn,
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = 'public' \
+             AND collation_name = 'C'",
+        );
+        assert!(ids >= 36, "{ids} columns compare as bytes");
     });
 }
