@@ -79,9 +79,10 @@ pub(super) fn missing_players(message: String) -> StoreError {
 /// Before seats are written in the current transaction: waits for any
 /// deletion of a player under way, and holds new ones off until the
 /// transaction ends (nothing on SQLite, which has one writer and its key).
-/// A statement that begins after this returns sees every deletion that will
-/// ever touch the seats written here, or none: the caller's proof that the
-/// seated players exist must be such a statement.
+/// Every deletion has then either committed, and a statement that begins
+/// afterwards sees it, or waits for this transaction and then empties the
+/// seats written here: the caller's proof that the seated players exist
+/// must be a statement that begins after this returns.
 ///
 /// # Errors
 /// Database errors.
