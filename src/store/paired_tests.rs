@@ -16,7 +16,9 @@ use super::matches::{self, MatchRow};
 use super::paired::insert_with_tickets;
 use super::schema::tickets;
 use super::scratch_pg::with_scratch_url;
-use super::seat_guard_tests::{held_open, seating, seats_of, with_scratch_sqlite};
+use super::seat_guard_tests::{
+    delete_p1_during, held_open, seating, seats_of, with_scratch_sqlite,
+};
 use super::tickets::Seated;
 use super::{DbConnection, StoreError, connect_pg, migrate, players};
 
@@ -144,20 +146,7 @@ fn a_deletion_waits_for_a_rounds_write_and_empties_its_seats() {
             Ok(())
         });
         // Written, not committed: the deletion waits for it.
-        assert!(players::delete(&mut conn, "p1").unwrap());
-        writer.join().unwrap();
-        assert_eq!(
-            seats_of(&mut conn, "p1"),
-            0,
-            "no seat of the deleted player"
-        );
-        let row = matches::get(&mut conn, "m1")
-            .unwrap()
-            .expect("the match stays");
-        assert_eq!(
-            row.x_player_id, None,
-            "the deleted player's seat is emptied"
-        );
+        delete_p1_during(&mut conn, writer);
     });
 }
 

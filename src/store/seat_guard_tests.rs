@@ -126,6 +126,28 @@ pub(super) fn held_open(
     handle
 }
 
+/// Deletes `p1` while `writer` (from [`held_open`]) has written the match
+/// `m1` seating them and not committed: the deletion waits for it, then
+/// leaves no seat of `p1` and empties `m1`'s X seat. Returns `m1`.
+pub(super) fn delete_p1_during(
+    conn: &mut DbConnection,
+    writer: thread::JoinHandle<()>,
+) -> MatchRow {
+    assert!(players::delete(conn, "p1").unwrap());
+    writer.join().unwrap();
+    assert_eq!(
+        seats_of(conn, "p1"),
+        0,
+        "no seat of the deleted player is left"
+    );
+    let row = matches::get(conn, "m1").unwrap().expect("the match stays");
+    assert_eq!(
+        row.x_player_id, None,
+        "the deleted player's seat is emptied"
+    );
+    row
+}
+
 #[test]
 fn a_seat_of_a_missing_player_is_refused_on_sqlite() {
     with_scratch_sqlite(refuses_missing_players);
@@ -147,21 +169,7 @@ fn a_deletion_waits_for_a_match_being_written_and_empties_its_seats() {
             matches::insert(conn, &seating(&template, "m1", "p1", "p2"))?;
             Ok(())
         });
-        // The match is written but not committed: the deletion must wait for it.
-        assert!(players::delete(&mut conn, "p1").unwrap());
-        writer.join().unwrap();
-        assert_eq!(
-            seats_of(&mut conn, "p1"),
-            0,
-            "no seat of the deleted player is left"
-        );
-        let row = matches::get(&mut conn, "m1")
-            .unwrap()
-            .expect("the match stays");
-        assert_eq!(
-            row.x_player_id, None,
-            "the deleted player's seat is emptied"
-        );
+        let row = delete_p1_during(&mut conn, writer);
         assert_eq!(row.o_player_id.map(|p| p.to_string()), Some("p2".into()));
     });
 }
