@@ -75,6 +75,7 @@ on_both_brokers!(
     a_released_pair_is_queued_again,
     a_round_of_pairs_is_claimed_in_one_call_each_pair_whole,
     only_the_channels_an_instance_watches_reach_it,
+    a_queue_longer_than_a_read_batch_is_read_whole_in_order,
 );
 
 /// Runs `check` against a fresh in-process broker.
@@ -890,6 +891,86 @@ async fn a_round_of_pairs_is_claimed_in_one_call_each_pair_whole(b: SharedBroker
         ["t0", "t1", "t2", "t3", "t4", "t5", "t6"]
     );
     assert_eq!(status_of(&b, "t7").await, TicketStatus::Cancelled);
+}
+
+/// More tickets than one read batch of a round (10,000 on Redis).
+const LONG_QUEUE: usize = 10_050;
+
+/// Queues [`LONG_QUEUE`] tickets on `blitz`, `t00000` rated lowest; their ids in order.
+async fn queue_long(b: &SharedBroker) -> Vec<String> {
+    let ids: Vec<String> = (0..LONG_QUEUE).map(|i| format!("t{i:05}")).collect();
+    futures_util::stream::iter(ids.iter().enumerate())
+        .for_each_concurrent(64, |(i, id)| {
+            let b = b.clone();
+            async move {
+                let t = ticket(id, &format!("p{i}"), "blitz", 1_000.0 + i as f64);
+                assert_eq!(b.enqueue(&t).await.unwrap(), Enqueued::Queued);
+            }
+        })
+        .await;
+    ids
+}
+
+/// A round reads a queue longer than one batch of its reads whole, in
+/// rating order, each ticket once.
+async fn a_queue_longer_than_a_read_batch_is_read_whole_in_order(b: SharedBroker) {
+    let ids = queue_long(&b).await;
+    let read = b.queued("blitz").await.unwrap();
+    assert_eq!(
+        read.iter().map(|t| &t.id).collect::<Vec<_>>(),
+        ids.iter().collect::<Vec<_>>()
+    );
+    assert_eq!(
+        read[LONG_QUEUE - 1],
+        ticket(
+            &ids[LONG_QUEUE - 1],
+            &format!("p{}", LONG_QUEUE - 1),
+            "blitz",
+            1_000.0 + (LONG_QUEUE - 1) as f64
+        )
+    );
+}
+
+/// Lines missing in any batch of a long queue's read are built from their
+/// tickets' hashes, and a queue entry whose ticket left the queue between
+/// the read's two steps (its line gone, its hash no longer queued) is not read.
+#[tokio::test]
+async fn redis_missing_lines_are_built_in_every_batch_of_a_read() {
+    on_redis_raw(|b, mut raw, prefix| async move {
+        let ids = queue_long(&b).await;
+        let lines = format!("{prefix}{{mm}}:ql:blitz");
+        let (first, second, left) = (&ids[5], &ids[10_003], &ids[10_040]);
+        let removed: i64 = redis::cmd("HDEL")
+            .arg(&lines)
+            .arg(first)
+            .arg(second)
+            .arg(left)
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        assert_eq!(removed, 3);
+        // As a claim leaves a ticket, but for its queue entry.
+        let _: i64 = redis::cmd("HSET")
+            .arg(format!("{prefix}{{mm}}:t:{left}"))
+            .arg("status")
+            .arg("matched")
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        let read: Vec<String> = queued_ids(&b, "blitz").await;
+        let expected: Vec<String> = ids.iter().filter(|id| *id != left).cloned().collect();
+        assert_eq!(read, expected);
+        for (id, kept) in [(first, true), (second, true), (left, false)] {
+            let has_line: bool = redis::cmd("HEXISTS")
+                .arg(&lines)
+                .arg(id)
+                .query_async(&mut raw)
+                .await
+                .unwrap();
+            assert_eq!(has_line, kept, "line of {id}");
+        }
+    })
+    .await;
 }
 
 /// A queue entry whose ticket hash is gone (evicted, deleted by hand) is

@@ -29,7 +29,7 @@ use super::{
 /// (`Script::new` computes the SHA1 that `EVALSHA` sends).
 pub struct QueueScripts {
     enqueue: Script,
-    queued: Script,
+    lines: Script,
     touch: Script,
     cancel: Script,
     claim: Script,
@@ -43,7 +43,7 @@ impl QueueScripts {
     pub fn new() -> QueueScripts {
         QueueScripts {
             enqueue: Script::new(ENQUEUE),
-            queued: Script::new(QUEUED),
+            lines: Script::new(LINES),
             touch: Script::new(TOUCH),
             cancel: Script::new(CANCEL),
             claim: Script::new(CLAIM),
@@ -105,34 +105,23 @@ redis.call('SET', p .. '{mm}:p:' .. ARGV[3], ARGV[2])
 return false
 ";
 
-/// KEYS: the ladder's queue, then its lines. ARGV: the ticket key prefix,
-/// the first and last rank to read. Those queued tickets in rating order,
-/// each as its id and its line (see `line_of!`), tab-separated: one
-/// reply of 10,000 short strings for 10,000 tickets.
+/// KEYS: the ladder's lines hash, then the hashes of tickets whose line it
+/// lacks. ARGV: those tickets' ids. Each ticket's line built from its hash
+/// (see `line_of!`), kept in the lines hash if the ticket is queued.
 ///
-/// Each queued ticket's line is kept ready in the ladder's lines hash
-/// (`RedisBroker::line_key`), so the read is a `ZRANGE` and one `HMGET` per
-/// 4,000 tickets (Lua's `unpack` has a stack limit) instead of a hash read
-/// per ticket, which took 44 of a 10,000-ticket round's 52 ms of
-/// reading. A ticket queued before the lines existed (an upgrade with a
-/// live queue) gets its line built from its hash here, once.
-const QUEUED: &str = concat!(
+/// A round reads each queued ticket's line with a plain `ZRANGE` and `HMGET`
+/// (`RedisBroker::line_key`); this script builds only the missing ones: a
+/// ticket queued before the lines existed (an upgrade with a live queue)
+/// gets its line here, once. A ticket that left the queue between the two
+/// reads has no line either, and its hash says so.
+const LINES: &str = concat!(
     line_of!(),
     r"
-local ids = redis.call('ZRANGE', KEYS[1], ARGV[2], ARGV[3])
 local out = {}
-for j = 1, #ids, 4000 do
-  local last = math.min(j + 3999, #ids)
-  local lines = redis.call('HMGET', KEYS[2], unpack(ids, j, last))
-  for k = 1, last - j + 1 do
-    local id, line = ids[j + k - 1], lines[k]
-    if not line then
-      local f
-      line, f = line_of(ARGV[1] .. id)
-      if f[5] == 'queued' then redis.call('HSET', KEYS[2], id, line) end
-    end
-    out[#out + 1] = id .. '\t' .. line
-  end
+for i = 2, #KEYS do
+  local line, f = line_of(KEYS[i])
+  if f[5] == 'queued' then redis.call('HSET', KEYS[1], ARGV[i - 1], line) end
+  out[i - 1] = line
 end
 return out
 "
@@ -214,9 +203,10 @@ return 1
 "
 );
 
-/// Tickets read by one call of [`QUEUED`]: a call over 100,000 tickets took
-/// 0.8 s (when it read each ticket's hash), past the connection's response
-/// timeout (500 ms), and blocks Redis for everyone meanwhile.
+/// Tickets read by one `ZRANGE` and `HMGET` of a round's read: one call
+/// over 100,000 tickets took 0.8 s (when it read each ticket's hash), past
+/// the connection's response timeout (500 ms), and blocks Redis for
+/// everyone meanwhile.
 const QUEUED_BATCH: usize = 10_000;
 
 /// Pairs claimed by one script call: bounded so that one call never blocks
@@ -274,7 +264,7 @@ impl RedisBroker {
     }
 
     /// The ladder's lines hash: each queued ticket's line (see `line_of!`),
-    /// ready for [`QUEUED`].
+    /// ready for a round's read.
     fn line_key(&self, ladder: &str) -> String {
         self.key(&format!("{{mm}}:ql:{ladder}"))
     }
@@ -298,15 +288,14 @@ fn ticket_from<'f>(field: impl Fn(&str) -> Option<&'f str>) -> Option<Ticket> {
     })
 }
 
-/// A queued ticket of `ladder` from its line as [`QUEUED`] returns it: its id,
-/// then the fields of `line_of!` in their order, tab-separated, an absent
-/// value empty. Read as [`ticket_from`] reads a hash, but without a lookup
-/// per field: a round reads 100,000 lines.
-fn line_ticket(line: &str, ladder: &str) -> Option<Ticket> {
+/// A queued ticket `id` of `ladder` from its line: the fields of `line_of!`
+/// in their order, tab-separated, an absent value empty. Read as
+/// [`ticket_from`] reads a hash, but without a lookup per field: a round
+/// reads 100,000 lines.
+fn line_ticket(id: &str, line: &str, ladder: &str) -> Option<Ticket> {
     let mut f = line.split('\t');
     let mut next = || f.next();
-    let (id, player, rating, created_at, seen_at, status, last_x_at, last_opp) = (
-        next()?,
+    let (player, rating, created_at, seen_at, status, last_x_at, last_opp) = (
         next()?,
         next()?,
         next()?,
@@ -330,15 +319,57 @@ fn line_ticket(line: &str, ladder: &str) -> Option<Ticket> {
     })
 }
 
-/// Adds the queued tickets among `lines` (see [`line_ticket`]) to `tickets`.
-fn parse_lines(tickets: &mut Vec<Ticket>, lines: &[String], ladder: &str) {
+/// Adds the queued tickets among `ids` and their `lines` (see
+/// [`line_ticket`]) to `tickets`.
+fn parse_lines(tickets: &mut Vec<Ticket>, ids: &[String], lines: &[String], ladder: &str) {
     tickets.reserve(lines.len());
     tickets.extend(
-        lines
-            .iter()
-            .filter_map(|line| line_ticket(line, ladder))
+        ids.iter()
+            .zip(lines)
+            .filter_map(|(id, line)| line_ticket(id, line, ladder))
             .filter(|t| t.status == TicketStatus::Queued),
     );
+}
+
+/// The rank `n` as `ZRANGE` takes it.
+fn rank(n: usize) -> isize {
+    isize::try_from(n).unwrap_or(isize::MAX)
+}
+
+/// The last rank of a round's read batch that starts at rank `first`.
+fn last_rank(first: usize) -> isize {
+    rank(first + QUEUED_BATCH - 1)
+}
+
+impl RedisBroker {
+    /// `lines` as `HMGET` read them for `ids`, with each missing line built
+    /// from its ticket's hash by [`LINES`] (one call for all of them; none
+    /// when every line was there).
+    async fn fill_lines(
+        &self,
+        conn: &mut super::redis_conn::Commands,
+        line_key: &str,
+        ids: &[String],
+        lines: Vec<Option<String>>,
+    ) -> BrokerResult<Vec<String>> {
+        let mut call = self.queue_scripts().lines.prepare_invoke();
+        call.key(line_key);
+        let mut missing = 0;
+        for (id, _) in ids.iter().zip(&lines).filter(|(_, line)| line.is_none()) {
+            call.key(self.ticket_key(id)).arg(id);
+            missing += 1;
+        }
+        let built: Vec<String> = if missing == 0 {
+            Vec::new()
+        } else {
+            call.invoke_async(conn).await?
+        };
+        let mut built = built.into_iter();
+        Ok(lines
+            .into_iter()
+            .map(|line| line.or_else(|| built.next()).unwrap_or_default())
+            .collect())
+    }
 }
 
 fn ms(d: Duration) -> u64 {
@@ -443,23 +474,47 @@ impl MatchQueue for RedisBroker {
     fn queued<'a>(&'a self, ladder: &'a str) -> BoxFuture<'a, BrokerResult<Vec<Ticket>>> {
         Box::pin(async move {
             let mut conn = self.connection();
+            let (queue, line_key) = (self.queue_key(ladder), self.line_key(ladder));
             let mut tickets: Vec<Ticket> = Vec::new();
+            let mut ids: Vec<String> = conn.zrange(&queue, 0, last_rank(0)).await?;
             let mut read_so_far = 0;
-            loop {
-                let batch: Vec<String> = self
-                    .queue_scripts()
-                    .queued
-                    .key(self.queue_key(ladder))
-                    .key(self.line_key(ladder))
-                    .arg(self.ticket_key(""))
-                    .arg(read_so_far)
-                    .arg(read_so_far + QUEUED_BATCH - 1)
-                    .invoke_async(&mut conn)
-                    .await?;
-                read_so_far += batch.len();
-                parse_lines(&mut tickets, &batch, ladder);
-                if batch.len() < QUEUED_BATCH {
-                    break;
+            // A batch read and not yet parsed: its ids and lines.
+            let mut unparsed: Option<(Vec<String>, Vec<Option<String>>)> = None;
+            while !ids.is_empty() || unparsed.is_some() {
+                // A batch's lines come with the next batch's ids (one round
+                // trip a batch), and the batch before is parsed meanwhile.
+                let next_first = read_so_far + ids.len();
+                let read = async {
+                    if ids.is_empty() {
+                        return Ok((Vec::new(), Vec::new()));
+                    }
+                    redis::pipe()
+                        .cmd("HMGET")
+                        .arg(&line_key)
+                        .arg(&ids)
+                        .zrange(&queue, rank(next_first), last_rank(next_first))
+                        .query_async(&mut conn.clone())
+                        .await
+                };
+                let parse = async {
+                    if let Some((ids, lines)) = unparsed.take() {
+                        let lines = self
+                            .fill_lines(&mut conn.clone(), &line_key, &ids, lines)
+                            .await?;
+                        parse_lines(&mut tickets, &ids, &lines, ladder);
+                    }
+                    BrokerResult::Ok(())
+                };
+                let (read, parsed) = tokio::join!(read, parse);
+                parsed?;
+                let (lines, next): (Vec<Option<String>>, Vec<String>) = read?;
+                read_so_far = next_first;
+                let full = ids.len() == QUEUED_BATCH;
+                if !ids.is_empty() {
+                    unparsed = Some((std::mem::take(&mut ids), lines));
+                }
+                if full {
+                    ids = next;
                 }
             }
             // Ranks shift when tickets join or leave between two calls: a
