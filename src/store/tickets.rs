@@ -77,19 +77,22 @@ pub fn delete(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Which of `ids` are queued.
+/// Which of `ids` are queued, each with the player it queues.
 ///
 /// # Errors
 /// Database errors.
-pub fn queued_among(conn: &mut DbConnection, ids: &[&str]) -> Result<Vec<String>, StoreError> {
+pub fn queued_among(
+    conn: &mut DbConnection,
+    ids: &[&str],
+) -> Result<Vec<(String, String)>, StoreError> {
     let mut queued = Vec::new();
     for chunk in ids.chunks(10_000) {
         queued.extend(
             tickets::table
                 .filter(tickets::id.eq_any(chunk))
                 .filter(tickets::status.eq("queued"))
-                .select(tickets::id)
-                .load::<String>(conn)?,
+                .select((tickets::id, tickets::player_id))
+                .load::<(String, String)>(conn)?,
         );
     }
     Ok(queued)

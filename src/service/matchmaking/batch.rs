@@ -10,7 +10,7 @@
 //! tickets back in the queue; a crash between the claim and the commit
 //! leaves claims without a match, which `reconcile_claims` puts back.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use futures_util::{StreamExt, stream};
@@ -374,8 +374,9 @@ fn write_round(
     Ok(out)
 }
 
-/// Which of a chunk's pairs can be made: both tickets still queued, and
-/// neither player seated in an unfinished ranked match (nor twice in it).
+/// Which of a chunk's pairs can be made: both tickets still queued for the
+/// players the match seats (as the tickets are then marked), and neither
+/// player seated in an unfinished ranked match (nor twice in it).
 fn makeable(conn: &mut crate::store::DbConnection, planned: &[Planned]) -> Result<Outcome> {
     let players: Vec<&str> = planned
         .iter()
@@ -388,17 +389,15 @@ fn makeable(conn: &mut crate::store::DbConnection, planned: &[Planned]) -> Resul
         .iter()
         .flat_map(|p| [p.x.id.as_str(), p.o.id.as_str()])
         .collect();
-    let queued: HashSet<String> = tickets::queued_among(conn, &ids)?.into_iter().collect();
+    let queued: HashMap<String, String> = tickets::queued_among(conn, &ids)?.into_iter().collect();
+    let is_queued = |t: &Ticket| queued.get(&t.id) == Some(&t.player_id);
     let mut out = Outcome::default();
     for (i, p) in planned.iter().enumerate() {
         let pair = [&p.x, &p.o];
-        if !pair.iter().all(|t| queued.contains(&t.id)) {
+        if !pair.iter().all(|t| is_queued(t)) {
             out.gone.push(i);
-            out.requeue.extend(
-                pair.iter()
-                    .filter(|t| queued.contains(&t.id))
-                    .map(|t| t.id.clone()),
-            );
+            out.requeue
+                .extend(pair.iter().filter(|t| is_queued(t)).map(|t| t.id.clone()));
         } else if pair.iter().any(|t| seated.contains(&t.player_id)) {
             out.busy.push(i);
             out.requeue.extend(pair.iter().map(|t| t.id.clone()));
@@ -508,6 +507,70 @@ mod tests {
             last_x_at: None,
             last_opponent: None,
         }
+    }
+
+    /// Runs `test` on a migrated SQLite database in memory, then on a
+    /// scratch PostgreSQL database when `TEST_DATABASE_URL` is set.
+    fn on_both_backends(test: impl Fn(&mut DbConnection)) {
+        #[allow(clippy::disallowed_methods)] // SQLite: no OpenSSL involved
+        let lite = <diesel::SqliteConnection as diesel::Connection>::establish(":memory:").unwrap();
+        let mut conn = DbConnection::Sqlite(lite);
+        migrate(&mut conn).unwrap();
+        test(&mut conn);
+        with_scratch_url("chunk_reads", |url| {
+            let mut conn = DbConnection::Pg(connect_pg(url).unwrap());
+            migrate(&mut conn).unwrap();
+            test(&mut conn);
+        });
+    }
+
+    /// A chunk that reads first which pairs it can make (the write tried
+    /// again after a conflict) leaves out a pair whose ticket is queued for
+    /// another player than the broker's ticket names, and puts its partner
+    /// back: the other pairs are made, where the tickets' update would
+    /// otherwise refuse the whole chunk.
+    #[test]
+    fn a_read_chunk_leaves_out_a_ticket_queued_for_another_player() {
+        on_both_backends(|conn| {
+            let config = Config::from_lookup(|_| None).unwrap();
+            let ladder = config.ladders[0].clone();
+            conn.batch_execute(&format!(
+                "INSERT INTO players (id, username, username_key, password_hash, created_at)
+                     VALUES ('p1', 'u1', 'u1', 'h', 1), ('p2', 'u2', 'u2', 'h', 1),
+                            ('p3', 'u3', 'u3', 'h', 1), ('p4', 'u4', 'u4', 'h', 1),
+                            ('p9', 'u9', 'u9', 'h', 1);
+                 INSERT INTO tickets (id, player_id, ladder, rating, status, created_at, updated_at)
+                     VALUES ('t1', 'p1', '{l}', 1500, 'queued', 1, 1),
+                            ('t2', 'p2', '{l}', 1500, 'queued', 1, 1),
+                            ('t3', 'p9', '{l}', 1500, 'queued', 1, 1),
+                            ('t4', 'p4', '{l}', 1500, 'queued', 1, 1);",
+                l = ladder.id
+            ))
+            .unwrap();
+            let planned: Vec<Planned> = [(1, 2), (3, 4)]
+                .into_iter()
+                .map(|(a, b)| {
+                    let (x, o) = (queued(a, &ladder.id), queued(b, &ladder.id));
+                    Planned {
+                        row: ranked_row(&ladder, &x.player_id, &o.player_id, 5).unwrap(),
+                        x,
+                        o,
+                    }
+                })
+                .collect();
+            let outcome =
+                write_transaction(conn, |conn| write_round(conn, &planned, 5, Check::Read))
+                    .unwrap();
+            assert_eq!(outcome.made, [0]);
+            assert_eq!(outcome.gone, [1]);
+            assert_eq!(outcome.requeue, ["t4"]);
+            let t3 = tickets::get(conn, "t3").unwrap().unwrap();
+            assert_eq!(
+                t3.status, "queued",
+                "the other player's ticket is untouched"
+            );
+            assert_eq!(tickets::get(conn, "t1").unwrap().unwrap().status, "matched");
+        });
     }
 
     /// Both kinds of a chunk's write (assuming every pair can be made, and
