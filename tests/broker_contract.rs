@@ -932,23 +932,30 @@ async fn a_queue_longer_than_a_read_batch_is_read_whole_in_order(b: SharedBroker
 }
 
 /// Lines missing in any batch of a long queue's read are built from their
-/// tickets' hashes, and a queue entry whose ticket left the queue between
-/// the read's two steps (its line gone, its hash no longer queued) is not read.
+/// tickets' hashes, a queue entry whose ticket left the queue between the
+/// read's two steps (its line gone, its hash no longer queued) is not read,
+/// and one whose ticket hash is gone too (it expired) leaves the queue.
 #[tokio::test]
 async fn redis_missing_lines_are_built_in_every_batch_of_a_read() {
     on_redis_raw(|b, mut raw, prefix| async move {
         let ids = queue_long(&b).await;
         let lines = format!("{prefix}{{mm}}:ql:blitz");
-        let (first, second, left) = (&ids[5], &ids[10_003], &ids[10_040]);
+        let (first, second, left, expired) = (&ids[5], &ids[10_003], &ids[10_040], &ids[7]);
         let removed: i64 = redis::cmd("HDEL")
             .arg(&lines)
             .arg(first)
             .arg(second)
             .arg(left)
+            .arg(expired)
             .query_async(&mut raw)
             .await
             .unwrap();
-        assert_eq!(removed, 3);
+        assert_eq!(removed, 4);
+        let _: i64 = redis::cmd("DEL")
+            .arg(format!("{prefix}{{mm}}:t:{expired}"))
+            .query_async(&mut raw)
+            .await
+            .unwrap();
         // As a claim leaves a ticket, but for its queue entry.
         let _: i64 = redis::cmd("HSET")
             .arg(format!("{prefix}{{mm}}:t:{left}"))
@@ -958,8 +965,15 @@ async fn redis_missing_lines_are_built_in_every_batch_of_a_read() {
             .await
             .unwrap();
         let read: Vec<String> = queued_ids(&b, "blitz").await;
-        let expected: Vec<String> = ids.iter().filter(|id| *id != left).cloned().collect();
+        let expected: Vec<String> = ids
+            .iter()
+            .filter(|id| *id != left && *id != expired)
+            .cloned()
+            .collect();
         assert_eq!(read, expected);
+        // The entry of the expired ticket is gone; the one whose ticket
+        // left meanwhile is its claim's to remove.
+        assert_eq!(b.queue_size("blitz").await.unwrap(), LONG_QUEUE as u64 - 1);
         for (id, kept) in [(first, true), (second, true), (left, false)] {
             let has_line: bool = redis::cmd("HEXISTS")
                 .arg(&lines)

@@ -105,23 +105,30 @@ redis.call('SET', p .. '{mm}:p:' .. ARGV[3], ARGV[2])
 return false
 ";
 
-/// KEYS: the ladder's lines hash, then the hashes of tickets whose line it
-/// lacks. ARGV: those tickets' ids. Each ticket's line built from its hash
-/// (see `line_of!`), kept in the lines hash if the ticket is queued.
+/// KEYS: the ladder's lines hash, its queue, then the hashes of tickets
+/// whose line the lines hash lacks. ARGV: those tickets' ids. Each ticket's
+/// line built from its hash (see `line_of!`), kept in the lines hash if the
+/// ticket is queued.
 ///
 /// A round reads each queued ticket's line with a plain `ZRANGE` and `HMGET`
 /// (`RedisBroker::line_key`); this script builds only the missing ones: a
 /// ticket queued before the lines existed (an upgrade with a live queue)
 /// gets its line here, once. A ticket that left the queue between the two
-/// reads has no line either, and its hash says so.
+/// reads has no line either, and its hash says so. A queue entry whose
+/// ticket hash is gone (it expired, unseen for a day while no instance ran)
+/// could never be read, planned or claimed: it leaves the queue.
 const LINES: &str = concat!(
     line_of!(),
     r"
 local out = {}
-for i = 2, #KEYS do
+for i = 3, #KEYS do
   local line, f = line_of(KEYS[i])
-  if f[5] == 'queued' then redis.call('HSET', KEYS[1], ARGV[i - 1], line) end
-  out[i - 1] = line
+  if f[5] == 'queued' then
+    redis.call('HSET', KEYS[1], ARGV[i - 2], line)
+  elseif f[5] == '' then
+    redis.call('ZREM', KEYS[2], ARGV[i - 2])
+  end
+  out[i - 2] = line
 end
 return out
 "
@@ -348,12 +355,12 @@ impl RedisBroker {
     async fn fill_lines(
         &self,
         conn: &mut super::redis_conn::Commands,
-        line_key: &str,
+        (line_key, queue): (&str, &str),
         ids: &[String],
         lines: Vec<Option<String>>,
     ) -> BrokerResult<Vec<String>> {
         let mut call = self.queue_scripts().lines.prepare_invoke();
-        call.key(line_key);
+        call.key(line_key).key(queue);
         let mut missing = 0;
         for (id, _) in ids.iter().zip(&lines).filter(|(_, line)| line.is_none()) {
             call.key(self.ticket_key(id)).arg(id);
@@ -499,7 +506,7 @@ impl MatchQueue for RedisBroker {
                 let parse = async {
                     if let Some((ids, lines)) = unparsed.take() {
                         let lines = self
-                            .fill_lines(&mut conn.clone(), &line_key, &ids, lines)
+                            .fill_lines(&mut conn.clone(), (&line_key, &queue), &ids, lines)
                             .await?;
                         parse_lines(&mut tickets, &ids, &lines, ladder);
                     }
