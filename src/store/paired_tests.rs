@@ -15,10 +15,8 @@ use diesel::{Connection, QueryDsl, RunQueryDsl};
 use super::matches::{self, MatchRow};
 use super::paired::insert_with_tickets;
 use super::schema::tickets;
-use super::scratch_pg::with_scratch_url;
-use super::seat_guard_tests::{
-    delete_p1_during, held_open, seating, seats_of, with_scratch_sqlite,
-};
+use super::scratch_pg::{with_scratch_sqlite, with_scratch_url};
+use super::seat_guard_tests::{delete_p1_during, held_open, seating, seats_of};
 use super::tickets::Seated;
 use super::{DbConnection, StoreError, connect_pg, migrate, players};
 

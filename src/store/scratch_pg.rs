@@ -1,11 +1,14 @@
-//! A PostgreSQL database of its own for a store test, made on the server
-//! `TEST_DATABASE_URL` names and dropped afterwards.
+//! A database of its own for a store test: a PostgreSQL database made on
+//! the server `TEST_DATABASE_URL` names and dropped afterwards, or a SQLite
+//! file removed afterwards.
 
 // A failed unwrap in a test helper is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use diesel::PgConnection;
 use diesel::connection::SimpleConnection;
+use diesel::{Connection, PgConnection, SqliteConnection};
+
+use super::DbConnection;
 
 /// Runs `test` with a connection to a fresh database named after `prefix`,
 /// then drops the database, passing a failure of `test` on. Without
@@ -72,4 +75,18 @@ pub fn xact_seq_scans(conn: &mut crate::store::DbConnection, table: &str) -> i64
     )))
     .get_result(conn)
     .unwrap()
+}
+
+/// Runs `test` on a fresh SQLite file with its keys enforced, as the server
+/// opens it, then removes the file.
+pub fn with_scratch_sqlite(test: impl FnOnce(&mut DbConnection)) {
+    let dir = std::env::temp_dir().join(format!("uttt-scratch-{}", crate::ids::record_id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    #[allow(clippy::disallowed_methods)] // SQLite: no OpenSSL involved
+    let lite = SqliteConnection::establish(&dir.join("uttt.db").to_string_lossy()).unwrap();
+    let mut conn = DbConnection::Sqlite(lite);
+    conn.batch_execute("PRAGMA foreign_keys = ON;").unwrap();
+    test(&mut conn);
+    drop(conn);
+    let _ = std::fs::remove_dir_all(dir);
 }

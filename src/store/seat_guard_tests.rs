@@ -13,12 +13,12 @@ use std::thread;
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
-use diesel::{Connection, ExpressionMethods, QueryDsl, RunQueryDsl, SqliteConnection};
+use diesel::{Connection, ExpressionMethods, QueryDsl, RunQueryDsl};
 
 use super::kinds::{MatchId, PlayerId};
 use super::matches::{self, MatchRow};
 use super::schema::match_players;
-use super::scratch_pg::with_scratch_url;
+use super::scratch_pg::{with_scratch_sqlite, with_scratch_url};
 use super::{DbConnection, StoreError, connect_pg, migrate, players};
 
 /// How long the first transaction of a race stays open after its write.
@@ -88,19 +88,6 @@ fn refuses_missing_players(conn: &mut DbConnection) {
         1,
         "m4's (m0 was written by hand, without seats)"
     );
-}
-
-/// Runs `test` on a fresh SQLite file with its keys enforced, as the server opens it.
-pub(super) fn with_scratch_sqlite(test: impl FnOnce(&mut DbConnection)) {
-    let dir = std::env::temp_dir().join(format!("uttt-seats-{}", crate::ids::record_id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    #[allow(clippy::disallowed_methods)] // SQLite: no OpenSSL involved
-    let lite = SqliteConnection::establish(&dir.join("uttt.db").to_string_lossy()).unwrap();
-    let mut conn = DbConnection::Sqlite(lite);
-    conn.batch_execute("PRAGMA foreign_keys = ON;").unwrap();
-    test(&mut conn);
-    drop(conn);
-    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Runs `work` in a transaction on a connection of its own to `url` and

@@ -490,7 +490,7 @@ mod tests {
     use super::*;
     use crate::broker::TicketStatus;
     use crate::config::Config;
-    use crate::store::scratch_pg::{with_scratch_url, xact_seq_scans};
+    use crate::store::scratch_pg::{with_scratch_sqlite, with_scratch_url, xact_seq_scans};
     use crate::store::{DbConnection, connect_pg, migrate, write_transaction};
 
     fn queued(n: usize, ladder: &str) -> Ticket {
@@ -509,14 +509,13 @@ mod tests {
         }
     }
 
-    /// Runs `test` on a migrated SQLite database in memory, then on a
+    /// Runs `test` on a migrated scratch SQLite database, then on a
     /// scratch PostgreSQL database when `TEST_DATABASE_URL` is set.
     fn on_both_backends(test: impl Fn(&mut DbConnection)) {
-        #[allow(clippy::disallowed_methods)] // SQLite: no OpenSSL involved
-        let lite = <diesel::SqliteConnection as diesel::Connection>::establish(":memory:").unwrap();
-        let mut conn = DbConnection::Sqlite(lite);
-        migrate(&mut conn).unwrap();
-        test(&mut conn);
+        with_scratch_sqlite(|conn| {
+            migrate(conn).unwrap();
+            test(conn);
+        });
         with_scratch_url("chunk_reads", |url| {
             let mut conn = DbConnection::Pg(connect_pg(url).unwrap());
             migrate(&mut conn).unwrap();
