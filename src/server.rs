@@ -58,7 +58,12 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
         &config.database,
         config.db_pool_size,
         config.db_prepared_statements,
-    )?;
+    )?
+    .with_pipeline(
+        &config.database,
+        config.db_pipeline_size,
+        config.db_prepared_statements,
+    );
     let migrator = db.clone();
     let applied = tokio::task::spawn_blocking(move || migrator.migrate())
         .await?

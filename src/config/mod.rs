@@ -66,6 +66,10 @@ pub struct Config {
     /// Named prepared statements on PostgreSQL (`UTTT_DB_PREPARED_STATEMENTS`);
     /// off behind PgBouncer in transaction pooling.
     pub db_prepared_statements: bool,
+    /// Connections a PostgreSQL instance keeps for pipelined moves
+    /// (`UTTT_DB_PIPELINE_SIZE`, see `store::pipelined`); 0 sends every
+    /// move statement by statement.
+    pub db_pipeline_size: u32,
     /// Redis URL (`REDIS_URL`); `None` selects the in-process broker. On a
     /// cluster, one or more nodes' URLs separated by commas.
     pub redis_url: Option<String>,
@@ -217,6 +221,12 @@ impl Config {
                 },
             )?,
             db_prepared_statements: flag(&get, "UTTT_DB_PREPARED_STATEMENTS", true)?,
+            db_pipeline_size: u32::try_from(number(&get, "UTTT_DB_PIPELINE_SIZE", 16)?).map_err(
+                |_| ConfigError {
+                    name: "UTTT_DB_PIPELINE_SIZE",
+                    message: "too large".into(),
+                },
+            )?,
             redis_cluster: flag(&get, "UTTT_REDIS_CLUSTER", false)?
                 || get("REDIS_URL").is_some_and(|u| u.contains(',')),
             redis_url: get("REDIS_URL"),

@@ -375,7 +375,7 @@ pub struct Seating {
     pub tournament: Option<(String, i32)>,
 }
 
-type SeatingColumns = (
+pub(super) type SeatingColumns = (
     diesel::sql_types::Nullable<diesel::sql_types::Text>,
     diesel::sql_types::Nullable<diesel::sql_types::Text>,
     diesel::sql_types::Nullable<diesel::sql_types::Bool>,
@@ -384,7 +384,7 @@ type SeatingColumns = (
     diesel::sql_types::Nullable<diesel::sql_types::Integer>,
 );
 
-type SeatingValues = (
+pub(super) type SeatingValues = (
     Option<String>,
     Option<String>,
     Option<bool>,
@@ -397,7 +397,7 @@ type SeatingValues = (
 /// on PostgreSQL `FOR UPDATE` then still locks only the match row (a join
 /// would have to lock the players' rows too, or could not: `FOR UPDATE`
 /// refuses the nullable side of an outer join).
-fn seating_columns() -> diesel::expression::SqlLiteral<SeatingColumns> {
+pub(super) fn seating_columns() -> diesel::expression::SqlLiteral<SeatingColumns> {
     diesel::dsl::sql::<SeatingColumns>(
         "(SELECT username FROM players WHERE players.id = matches.x_player_id), \
          (SELECT username FROM players WHERE players.id = matches.o_player_id), \
@@ -463,6 +463,21 @@ pub fn get_seated(
     Ok(found.map(|(row, seating)| (row, seating.into())))
 }
 
+/// PostgreSQL's locked read of match `$id` with its [`Seating`], one
+/// statement, for the synchronous and the pipelined connection alike.
+macro_rules! locked_seated {
+    ($id:expr) => {
+        Cached(
+            matches::table
+                .find($id)
+                .select((MatchRow::as_select(), seating_columns()))
+                .for_update()
+                .limit(1),
+        )
+    };
+}
+pub(super) use locked_seated;
+
 /// As [`lock`], with the match's [`Seating`] read in the same statement.
 ///
 /// # Errors
@@ -472,15 +487,7 @@ pub fn lock_seated(
     id: &str,
 ) -> Result<Option<(MatchRow, Seating)>, StoreError> {
     let found: Option<(MatchRow, SeatingValues)> = match conn {
-        DbConnection::Pg(pg) => Cached(
-            matches::table
-                .find(id)
-                .select((MatchRow::as_select(), seating_columns()))
-                .for_update()
-                .limit(1),
-        )
-        .get_result(pg)
-        .optional()?,
+        DbConnection::Pg(pg) => locked_seated!(id).get_result(pg).optional()?,
         DbConnection::Sqlite(lite) => Cached(
             matches::table
                 .find(id)

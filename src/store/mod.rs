@@ -12,6 +12,7 @@ pub mod kinds;
 pub mod matches;
 pub mod paired;
 mod pg_connect;
+pub mod pipelined;
 pub mod players;
 pub mod ratings;
 pub mod refresh_tokens;
@@ -279,6 +280,8 @@ pub struct Db {
     backend: Backend,
     /// The pool manager's count of lost connections.
     losses: Arc<AtomicU64>,
+    /// PostgreSQL connections for pipelined moves (see [`Db::with_pipeline`]).
+    pipeline: Option<Arc<pipelined::Pipeline>>,
 }
 
 impl std::fmt::Debug for Db {
@@ -336,7 +339,38 @@ impl Db {
             pool,
             backend,
             losses,
+            pipeline: None,
         })
+    }
+
+    /// Gives a PostgreSQL pool `size` connections of its own for players'
+    /// moves, pipelined (see [`pipelined`]). Not on SQLite, not without
+    /// prepared statements (PgBouncer in transaction pooling), not for
+    /// `size` 0, and not for a URL that tokio-postgres would read otherwise
+    /// than libpq (logged): moves then take the pool's connections.
+    #[must_use]
+    pub fn with_pipeline(
+        mut self,
+        database: &DatabaseConfig,
+        size: u32,
+        prepared_statements: bool,
+    ) -> Db {
+        let DatabaseConfig::Postgres(url) = database else {
+            return self;
+        };
+        if size == 0 || !prepared_statements {
+            return self;
+        }
+        match pipelined::Pipeline::new(url, size as usize) {
+            Ok(pipeline) => self.pipeline = Some(Arc::new(pipeline)),
+            Err(why) => tracing::warn!(%why, "moves are not pipelined"),
+        }
+        self
+    }
+
+    /// The pipelined connections for moves, if this pool has them.
+    pub fn pipeline(&self) -> Option<&pipelined::Pipeline> {
+        self.pipeline.as_deref()
     }
 
     /// The backend this pool talks to.
@@ -571,6 +605,8 @@ impl<E: From<StoreError>> TxError<E> {
 mod migration_tests;
 #[cfg(test)]
 mod paired_tests;
+#[cfg(test)]
+mod pipelined_tests;
 #[cfg(test)]
 mod prepared_tests;
 #[cfg(test)]

@@ -6,11 +6,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use diesel::RunQueryDsl;
-use diesel::connection::SimpleConnection;
 
+use super::DbConnection;
 use super::matches::{self, MoveRow};
-use super::scratch_pg::with_scratch_database;
-use super::{DbConnection, migrate};
+use super::scratch_pg::{migrated_with_one_match, with_scratch_database};
 
 #[derive(diesel::QueryableByName)]
 struct Prepared {
@@ -34,15 +33,7 @@ fn prepared(conn: &mut DbConnection) -> Vec<String> {
 /// Saves a match and writes two moves (one with a clock, one without) on
 /// one connection, then reads which statements it prepared.
 fn check(conn: &mut DbConnection) {
-    migrate(conn).unwrap();
-    conn.batch_execute(
-        "INSERT INTO players (id, username, username_key, password_hash, created_at)
-             VALUES ('p1', 'ann', 'ann', 'h', 1), ('p2', 'bob', 'bob', 'h', 1);
-         INSERT INTO matches (id, mode, depth, tc_kind, x_player_id, o_player_id,
-                              x_controller, o_controller, position, turn_started_at, status, created_at)
-             VALUES ('m1', 'casual', 2, 'none', 'p1', 'p2', 'human', 'human', '', 1, 'active', 1);",
-    )
-    .unwrap();
+    migrated_with_one_match(conn);
     let mut row = matches::get(conn, "m1").unwrap().expect("the match");
     for (ply, clock_ms) in [(0, Some(1_000)), (1, None), (2, Some(900)), (3, None)] {
         matches::insert_move(

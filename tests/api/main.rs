@@ -22,6 +22,7 @@ mod matches;
 mod openapi;
 mod operations;
 mod pairing;
+mod pipelined;
 mod presence;
 mod ranked;
 mod ratings;

@@ -10,6 +10,7 @@ pub mod announce;
 pub mod create;
 pub mod dropout;
 pub mod grace;
+mod pipelined;
 pub mod play;
 pub mod presence;
 pub mod publish;
@@ -198,13 +199,27 @@ pub async fn play_move(
     lag_ms: Option<Millis>,
 ) -> Result<MatchState> {
     let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
-    let mover = Mover::Player(PlayerId::from(player_id));
+    let player = PlayerId::from(player_id);
     let choice = Choice::Address(address);
     let started = Instant::now();
-    let outcome = ctx
-        .db
-        .write(move |conn| play::play(conn, &id, &mover, ply, &choice, lag_ms, now, growth))
-        .await;
+    let quick = match ctx.db.pipeline() {
+        Some(pipeline) => pipelined::play(pipeline, &id, &player, ply, &choice, lag_ms, now).await,
+        None => None,
+    };
+    let outcome = match quick {
+        Some(outcome) => {
+            if let Ok(MoveOutcome::Applied(_)) = outcome {
+                ctx.metrics.count("moves_pipelined");
+            }
+            outcome
+        }
+        None => {
+            let mover = Mover::Player(player);
+            ctx.db
+                .write(move |conn| play::play(conn, &id, &mover, ply, &choice, lag_ms, now, growth))
+                .await
+        }
+    };
     let written = started.elapsed();
     let outcome = match outcome {
         Ok(outcome) => outcome,

@@ -86,12 +86,29 @@ pub fn seated_snapshot(
     row: MatchRow,
     seating: Seating,
 ) -> Result<Snapshot> {
-    let (position, _) = row.decode()?;
     let rating_changes = if row.rated && !row.is_active() {
         ladders::changes_of(conn, &row.id)?
     } else {
         None
     };
+    snapshot_of(row, seating, rating_changes)
+}
+
+/// The snapshot of an active match's row read with its seating: nothing
+/// more to read.
+///
+/// # Errors
+/// A corrupt row.
+pub fn active_snapshot(row: MatchRow, seating: Seating) -> Result<Snapshot> {
+    snapshot_of(row, seating, None)
+}
+
+fn snapshot_of(
+    row: MatchRow,
+    seating: Seating,
+    rating_changes: Option<RatingChanges>,
+) -> Result<Snapshot> {
+    let (position, _) = row.decode()?;
     let Seating {
         names: [x, o],
         bots,
@@ -169,14 +186,10 @@ pub fn end_if_lapsed(
     now: Millis,
     growth: Growth,
 ) -> Result<Lapse> {
-    let Some(seat) = row.to_move_seat().filter(|_| row.is_active()) else {
+    let Some(seat) = lapsed_seat(row, now)? else {
         return Ok(Lapse::InTime);
     };
-    let tc = row.time_control()?;
-    if tc.settle(row.turn_started_at, row.bank(seat), now) != Settled::Flagged {
-        return Ok(Lapse::InTime);
-    }
-    if tc.initial_bank().is_some() {
+    if row.time_control()?.initial_bank().is_some() {
         row.set_bank(seat, Some(0));
     }
     // The match ends at the moment the flag fell, not when it was noticed.
@@ -192,6 +205,16 @@ pub fn end_if_lapsed(
     row.version += 1;
     matches::save(conn, row)?;
     Ok(Lapse::Ended)
+}
+
+/// The side to move of an active match, if it has run out of time at `now`.
+fn lapsed_seat(row: &MatchRow, now: Millis) -> Result<Option<Seat>> {
+    let Some(seat) = row.to_move_seat().filter(|_| row.is_active()) else {
+        return Ok(None);
+    };
+    let tc = row.time_control()?;
+    let flagged = tc.settle(row.turn_started_at, row.bank(seat), now) == Settled::Flagged;
+    Ok(flagged.then_some(seat))
 }
 
 /// A square as stored (flat indexes are below 9^4, so they always fit).
@@ -245,9 +268,7 @@ pub fn play(
 ) -> Result<MoveOutcome> {
     let (mut row, seating) = matches::lock_seated(conn, id)?.ok_or(Error::NotFound("match"))?;
     let seat = match mover {
-        Mover::Player(player) => row
-            .seat_of(player)
-            .ok_or(Error::Forbidden("only the seated players may move"))?,
+        Mover::Player(player) => seated(&row, player)?,
         Mover::Cpu(seat) => {
             let stale = !row.is_active()
                 || row.to_move_seat() != Some(*seat)
@@ -259,86 +280,30 @@ pub fn play(
             *seat
         }
     };
-    let depth = row.depth()?;
-    let square = choice.square(depth);
 
     // Safe retry: the same player resending the move accepted at that ply.
     if let (Mover::Player(_), Ok(earlier)) = (mover, i32::try_from(ply))
         && earlier < row.ply
         && let Some(played) = matches::move_at(conn, id, earlier)?
     {
-        let same_square = square.is_some_and(|sq| square_column(sq) == played.square);
+        let same_square = choice
+            .square(row.depth()?)
+            .is_some_and(|sq| square_column(sq) == played.square);
         if same_square && played.seat == seat_str(seat) && !played.by_cpu {
             return Ok(MoveOutcome::Retried(seated_snapshot(conn, row, seating)?));
         }
     }
     if !row.is_active() {
-        return Err(Error::MatchOver("the match is over"));
+        return Err(Error::MatchOver(MATCH_OVER));
     }
     if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
         return Ok(MoveOutcome::Flagged(seated_snapshot(conn, row, seating)?));
     }
-    let current = u32::try_from(row.ply).unwrap_or(0);
-    if ply != current {
-        return Err(Error::StalePly {
-            current_ply: current,
-        });
-    }
-    if row.to_move_seat() != Some(seat) {
-        return Err(Error::NotYourTurn);
-    }
-    if let Mover::Player(_) = mover {
-        // A seated player who moves is back: the substitute hands the seat over.
-        row.set_controller(seat, Controller::Human);
-    }
-
-    let (mut position, mut moves) = row.decode()?;
-    let square = square.ok_or(Error::IllegalMove(IllegalMove::BadAddress))?;
-    position.check_square(square).map_err(Error::IllegalMove)?;
-    let tc = row.time_control()?;
-    // A player's network time comes back within their quota; the substitute has none.
-    let credit = match (mover, tc.lag_quota()) {
-        (Mover::Player(_), Some(policy)) => {
-            let quota = row.lag_quota(seat).unwrap_or(policy.start);
-            let given = policy.credit(quota, lag.unwrap_or(0), now - row.turn_started_at);
-            row.set_lag_quota(seat, Some(given.quota));
-            given.credit
-        }
-        _ => 0,
-    };
-    // The lapse check above ran under the same lock, so this cannot flag.
-    let Settled::InTime(bank) =
-        tc.settle_credited(row.turn_started_at, row.bank(seat), now, credit)
-    else {
-        return Err(Error::Internal(
-            "clock flagged after the lapse check".into(),
-        ));
-    };
-    let outcome = position.play_square(square).map_err(Error::IllegalMove)?;
-    moves.push(square);
-    matches::insert_move(
-        conn,
-        &MoveRow {
-            match_id: row.id.to_string(),
-            ply: row.ply,
-            seat: seat_str(seat).to_owned(),
-            square: square_column(square),
-            played_at: now,
-            // A per-turn "bank" is only the next turn's allowance.
-            clock_ms: bank.filter(|_| tc.initial_bank().is_some()),
-            by_cpu: matches!(mover, Mover::Cpu(_)),
-        },
-    )?;
-    row.position = rules::encode(depth, &moves);
-    row.ply += 1;
-    row.set_bank(seat, bank);
-    row.turn_started_at = now;
-    row.cpu_claimed_until = None;
-    match outcome.status {
-        Status::Ongoing => {
-            row.to_move = Some(StoredSeat(seat.other()));
-            row.refresh_derived()?;
-        }
+    check_turn(&row, seat, ply)?;
+    let applied = apply(&mut row, seat, mover, choice, lag, now)?;
+    matches::insert_move(conn, &applied.stored)?;
+    match applied.status {
+        Status::Ongoing => {}
         Status::Won(winner) => finish(
             conn,
             &mut row,
@@ -352,6 +317,150 @@ pub fn play(
     row.version += 1;
     matches::save(conn, &row)?;
     Ok(MoveOutcome::Applied(seated_snapshot(conn, row, seating)?))
+}
+
+/// What the locked row alone says of a player's move (see [`play_quick`]).
+#[derive(Debug)]
+pub enum Quick {
+    /// The move is applied to the row in memory, its version raised: write
+    /// the move and the row.
+    Write(MoveRow),
+    /// The move needs more than the row (the stored move of a possible safe
+    /// retry, a lapsed clock to end, a finished game's ratings): play it
+    /// with [`play`] instead.
+    Slow,
+}
+
+/// A player's move judged on its locked row alone, by [`play`]'s rules and
+/// in its order, for a caller that writes the result itself
+/// (`store::pipelined`): the same refusals, and [`Quick::Slow`] wherever
+/// [`play`] would read or write anything but the move and the row.
+///
+/// # Errors
+/// `Forbidden`, `MatchOver`, `StalePly`, `NotYourTurn`, `IllegalMove`.
+pub fn play_quick(
+    row: &mut MatchRow,
+    player: &PlayerId,
+    ply: u32,
+    choice: &Choice,
+    lag: Option<Millis>,
+    now: Millis,
+) -> Result<Quick> {
+    let seat = seated(row, player)?;
+    if i32::try_from(ply).is_ok_and(|earlier| earlier < row.ply) {
+        return Ok(Quick::Slow);
+    }
+    if !row.is_active() {
+        return Err(Error::MatchOver(MATCH_OVER));
+    }
+    if lapsed_seat(row, now)?.is_some() {
+        return Ok(Quick::Slow);
+    }
+    check_turn(row, seat, ply)?;
+    let applied = apply(row, seat, &Mover::Player(player.clone()), choice, lag, now)?;
+    if !matches!(applied.status, Status::Ongoing) {
+        return Ok(Quick::Slow);
+    }
+    row.version += 1;
+    Ok(Quick::Write(applied.stored))
+}
+
+const MATCH_OVER: &str = "the match is over";
+
+/// The seat of `player`, who must be seated to move.
+fn seated(row: &MatchRow, player: &PlayerId) -> Result<Seat> {
+    row.seat_of(player)
+        .ok_or(Error::Forbidden("only the seated players may move"))
+}
+
+/// The ply the mover saw must be the match's, and the turn the mover's.
+fn check_turn(row: &MatchRow, seat: Seat, ply: u32) -> Result<()> {
+    let current = u32::try_from(row.ply).unwrap_or(0);
+    if ply != current {
+        return Err(Error::StalePly {
+            current_ply: current,
+        });
+    }
+    if row.to_move_seat() != Some(seat) {
+        return Err(Error::NotYourTurn);
+    }
+    Ok(())
+}
+
+/// A move applied to its match row in memory.
+struct Applied {
+    /// The move as stored.
+    stored: MoveRow,
+    /// The game after it; a game it ended is for [`finish`] to settle.
+    status: Status,
+}
+
+/// Applies the move of `seat` to `row` in memory, once the checks of its
+/// seat, time, ply and turn have passed: a player's seat back to its player,
+/// the square's checks, the lag credit, the clock, the position, the ply
+/// and, while the game goes on, the turn.
+fn apply(
+    row: &mut MatchRow,
+    seat: Seat,
+    mover: &Mover,
+    choice: &Choice,
+    lag: Option<Millis>,
+    now: Millis,
+) -> Result<Applied> {
+    if let Mover::Player(_) = mover {
+        // A seated player who moves is back: the substitute hands the seat over.
+        row.set_controller(seat, Controller::Human);
+    }
+    let depth = row.depth()?;
+    let (mut position, mut moves) = row.decode()?;
+    let square = choice
+        .square(depth)
+        .ok_or(Error::IllegalMove(IllegalMove::BadAddress))?;
+    position.check_square(square).map_err(Error::IllegalMove)?;
+    let tc = row.time_control()?;
+    // A player's network time comes back within their quota; the substitute has none.
+    let credit = match (mover, tc.lag_quota()) {
+        (Mover::Player(_), Some(policy)) => {
+            let quota = row.lag_quota(seat).unwrap_or(policy.start);
+            let given = policy.credit(quota, lag.unwrap_or(0), now - row.turn_started_at);
+            row.set_lag_quota(seat, Some(given.quota));
+            given.credit
+        }
+        _ => 0,
+    };
+    // The lapse check ran under the same lock, so this cannot flag.
+    let Settled::InTime(bank) =
+        tc.settle_credited(row.turn_started_at, row.bank(seat), now, credit)
+    else {
+        return Err(Error::Internal(
+            "clock flagged after the lapse check".into(),
+        ));
+    };
+    let outcome = position.play_square(square).map_err(Error::IllegalMove)?;
+    moves.push(square);
+    let stored = MoveRow {
+        match_id: row.id.to_string(),
+        ply: row.ply,
+        seat: seat_str(seat).to_owned(),
+        square: square_column(square),
+        played_at: now,
+        // A per-turn "bank" is only the next turn's allowance.
+        clock_ms: bank.filter(|_| tc.initial_bank().is_some()),
+        by_cpu: matches!(mover, Mover::Cpu(_)),
+    };
+    row.position = rules::encode(depth, &moves);
+    row.ply += 1;
+    row.set_bank(seat, bank);
+    row.turn_started_at = now;
+    row.cpu_claimed_until = None;
+    if let Status::Ongoing = outcome.status {
+        row.to_move = Some(StoredSeat(seat.other()));
+        row.refresh_derived()?;
+    }
+    Ok(Applied {
+        stored,
+        status: outcome.status,
+    })
 }
 
 /// What a resignation did.
@@ -379,7 +488,7 @@ pub fn resign(
         .seat_of(player)
         .ok_or(Error::Forbidden("only the seated players may resign"))?;
     if !row.is_active() {
-        return Err(Error::MatchOver("the match is over"));
+        return Err(Error::MatchOver(MATCH_OVER));
     }
     if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
         return Ok(ResignOutcome::Flagged(seated_snapshot(conn, row, seating)?));

@@ -94,6 +94,7 @@ impl TestConfig {
         config.jwt_secret = Some(SECRET.into());
         config.http_workers = 2;
         config.db_pool_size = 8;
+        config.db_pipeline_size = 4;
         // The presence worker would take over seats whenever a test jumps the
         // clock; the drop-out tests turn it on (or tick it) themselves.
         config.workers = uttt::config::Workers {

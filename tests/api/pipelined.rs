@@ -1,0 +1,73 @@
+//! Players' moves on PostgreSQL take the pipelined connections
+//! (`store::pipelined`) when the locked row is all they need, and
+//! `play::play` otherwise; the answers are the same either way, and a
+//! refused move leaves the pipeline's one connection free of its
+//! transaction.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::both_backends;
+use crate::support::{Backend, TestApp, TestConfig};
+
+/// One pipelined connection, so a refusal that left its transaction open
+/// would hold the next move's lock.
+async fn one_connection(backend: Backend) -> Option<TestApp> {
+    let mut config = TestConfig::new(backend)?;
+    config.config.db_pipeline_size = 1;
+    Some(TestApp::start(config).await)
+}
+
+/// Depth 1: X takes the top row.
+const X_TOP_ROW: &[&str] = &["0", "3", "1", "4", "2"];
+
+both_backends! {
+    with one_connection;
+
+    async fn ongoing_moves_are_pipelined_and_the_rest_played_in_full(app: TestApp) {
+        let (x, o) = (app.register("pipex").await, app.register("pipeo").await);
+        let id = app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
+        let pipelined = || app.ctx.metrics.counter("moves_pipelined");
+        app.play(&x, &id, 0, X_TOP_ROW[0]).await.expect(200);
+        // A resend of the move accepted at ply 0 is answered as it was, not applied again.
+        let resent = app.play(&x, &id, 0, X_TOP_ROW[0]).await;
+        resent.expect(200);
+        assert_eq!(resent.body["ply"], 1);
+        for (ply, square) in X_TOP_ROW.iter().enumerate().skip(1) {
+            let mover = if ply % 2 == 0 { &x } else { &o };
+            app.play(mover, &id, ply as u64, square).await.expect(200);
+        }
+        let state = app.state(&x, &id).await;
+        assert_eq!(state["status"], "finished");
+        assert_eq!(state["result"]["winner"], "x");
+        // Four moves left the game going; the resend and the winning move needed more than the row.
+        let expected = match app.backend {
+            Backend::Postgres => 4,
+            Backend::Sqlite => 0,
+        };
+        assert_eq!(pipelined(), expected);
+        app.assert_consistent(&id).await;
+    }
+
+    async fn refused_moves_end_their_transaction(app: TestApp) {
+        let (x, o) = (app.register("pipry").await, app.register("piprn").await);
+        let stranger = app.register("pipstr").await;
+        let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+        app.play(&x, &id, 0, "4.4").await.expect(200);
+        app.play(&o, &id, 0, "4.0").await.expect_problem(409, "stale_ply");
+        app.play(&x, &id, 1, "4.0").await.expect_problem(409, "not_your_turn");
+        app.play(&o, &id, 1, "0.0").await.expect_problem(422, "illegal_move");
+        app.play(&stranger, &id, 1, "4.0").await.expect_problem(403, "forbidden");
+        app.play(&o, &uttt::ids::match_id(), 1, "4.0").await.expect_problem(404, "not_found");
+        // Resigning locks the row on the pool's connections: it would wait
+        // for ever behind a refused move's open transaction.
+        let (path, body) = (format!("/api/v1/matches/{id}/resign"), json!({}));
+        let resigned = tokio::time::timeout(Duration::from_secs(20), app.post(&path, &body, Some(&o.token)))
+            .await
+            .expect("the resignation is not kept waiting by a refused move");
+        resigned.expect(200);
+        assert_eq!(resigned.body["result"]["winner"], "x");
+        app.assert_consistent(&id).await;
+    }
+}
