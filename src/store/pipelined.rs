@@ -15,16 +15,19 @@
 //! database's limit").
 //!
 //! Safety of the order: `COMMIT` is sent only once both writes have
-//! answered, so it never overtakes them. The `UPDATE` also requires the
-//! version the locked read saw: should the read ever reach the database
-//! before `BEGIN` (it is sent after it, on the same connection), its lock
-//! would have ended with it, and the version check still refuses a row that
-//! changed meanwhile; the move is then rolled back and played again on the
-//! synchronous path. A lease dropped inside a transaction (its request was
+//! answered, so it never overtakes them. `BEGIN` goes before the read
+//! because `join` polls it first and tokio-postgres queues a request on its
+//! first poll, in order. Should that ever change, the read's lock would end
+//! with it; so the `UPDATE` also requires the version and the seats the
+//! read saw (every other writer of a match row raises its version, but for
+//! a player's deletion, which empties seats, and a CPU worker's claim, which
+//! a move clears anyway), and a write refused or failed is rolled back and
+//! the move played again on the synchronous path. A lease dropped inside a transaction (its request was
 //! cancelled) closes its connection, which rolls the transaction back.
 
 use std::sync::{Mutex, PoisonError};
-use std::time::Duration;
+use std::thread::ThreadId;
+use std::time::{Duration, Instant};
 
 use diesel::OptionalExtension;
 use diesel::prelude::*;
@@ -39,16 +42,53 @@ use super::cached::Cached;
 use super::matches::{MatchRow, MoveRow, Seating, SeatingValues, locked_seated, seating_columns};
 use super::schema::{matches, moves};
 
-/// How long a move waits for a pipelined connection (a free one, or a new
-/// one opened) before it goes the synchronous way instead.
+/// How long opening a pipelined connection may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a move waits for a free pipelined connection before it takes
+/// the pool's instead.
+const LEASE_WAIT: Duration = Duration::from_secs(1);
+
+/// After a failed connect, moves take the pool's connections this long.
+const REST_AFTER_FAILED_CONNECT: Duration = Duration::from_secs(30);
+
+/// Where libpq would take more of the connection's settings than the URL
+/// and `PGSSLMODE` (environment variables, a password file, a root
+/// certificate it would verify the server against): tokio-postgres reads
+/// none of them, so its connections would differ from the pool's.
+fn libpq_would_read_more(config: &tokio_postgres::Config) -> Result<(), String> {
+    if let Some(name) = std::env::vars_os()
+        .filter_map(|(k, _)| k.into_string().ok())
+        .find(|k| k.starts_with("PG") && k != "PGSSLMODE" && k != "PGAPPNAME")
+    {
+        return Err(format!(
+            "{name} is set, which libpq reads and tokio-postgres does not"
+        ));
+    }
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    if home
+        .as_ref()
+        .is_some_and(|h| h.join(".postgresql/root.crt").exists())
+    {
+        return Err("~/.postgresql/root.crt exists: libpq would verify the server with it".into());
+    }
+    if config.get_password().is_none() && home.is_some_and(|h| h.join(".pgpass").exists()) {
+        return Err("~/.pgpass exists and the URL has no password".into());
+    }
+    Ok(())
+}
 
 /// A small pool of pipelined PostgreSQL connections for moves.
 pub struct Pipeline {
     config: tokio_postgres::Config,
     tls: MakeTlsConnector,
-    idle: Mutex<Vec<AsyncPgConnection>>,
+    /// Idle connections, each with the thread that opened it: its socket's
+    /// task runs on that thread's runtime (an HTTP worker's), so a move
+    /// served there uses it without waking another thread.
+    idle: Mutex<Vec<(ThreadId, AsyncPgConnection)>>,
     permits: Semaphore,
+    /// Set by a failed connect: until then, moves take the pool's connections.
+    resting_until: Mutex<Option<Instant>>,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -71,8 +111,9 @@ impl Pipeline {
     pub fn new(url: &str, size: usize) -> Result<Pipeline, String> {
         let mut config: tokio_postgres::Config =
             url.parse().map_err(|e| format!("the database URL: {e}"))?;
+        libpq_would_read_more(&config)?;
         // libpq reads PGSSLMODE when the URL names no mode; tokio-postgres does not.
-        if !url.contains("sslmode=")
+        if !url.replace(' ', "").contains("sslmode=")
             && let Ok(mode) = std::env::var("PGSSLMODE")
         {
             config.ssl_mode(match mode.as_str() {
@@ -98,6 +139,7 @@ impl Pipeline {
             tls,
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(size),
+            resting_until: Mutex::new(None),
         })
     }
 
@@ -106,20 +148,44 @@ impl Pipeline {
     /// # Errors
     /// `Unavailable` when no connection can be opened.
     pub async fn lease(&self) -> Result<Lease<'_>, StoreError> {
-        let permit = tokio::time::timeout(CONNECT_TIMEOUT, self.permits.acquire())
+        let resting = *self
+            .resting_until
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if resting.is_some_and(|until| Instant::now() < until) {
+            return Err(StoreError::Unavailable(
+                "pipelined connections rest after a failed connect".into(),
+            ));
+        }
+        let permit = tokio::time::timeout(LEASE_WAIT, self.permits.acquire())
             .await
             .map_err(|_| StoreError::Unavailable("every pipelined connection is busy".into()))?
             .map_err(|e| StoreError::Unavailable(e.to_string()))?;
-        let idle = self
-            .idle
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
-        let conn = match idle {
-            Some(conn) => conn,
-            None => self.connect().await?,
+        let here = std::thread::current().id();
+        let idle = {
+            let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
+            let at = idle.iter().rposition(|(home, _)| *home == here);
+            at.or(idle.len().checked_sub(1))
+                .map(|at| idle.swap_remove(at))
+        };
+        let (home, conn) = match idle {
+            Some(found) => found,
+            None => match self.connect().await {
+                Ok(conn) => (here, conn),
+                Err(e) => {
+                    // Moves take the pool's connections meanwhile, without
+                    // each of them paying for a connect that fails.
+                    *self
+                        .resting_until
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner) =
+                        Some(Instant::now() + REST_AFTER_FAILED_CONNECT);
+                    return Err(e);
+                }
+            },
         };
         Ok(Lease {
+            home,
             conn: Some(conn),
             in_transaction: false,
             pipeline: self,
@@ -143,6 +209,8 @@ impl Pipeline {
 /// A pipelined connection leased for one move; it goes back to the pool
 /// when dropped, unless it was lost or left inside a transaction.
 pub struct Lease<'a> {
+    /// The thread whose runtime runs the connection's socket.
+    home: ThreadId,
     conn: Option<AsyncPgConnection>,
     in_transaction: bool,
     pipeline: &'a Pipeline,
@@ -156,7 +224,7 @@ impl Drop for Lease<'_> {
                 .idle
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push(conn);
+                .push((self.home, conn));
         }
     }
 }
@@ -203,12 +271,14 @@ impl Lease<'_> {
     }
 
     /// Writes the move `stored` and the whole `row`, provided the row still
-    /// has version `read`, in one round trip, then commits in another.
-    /// `Ok(false)`: the row had changed, and nothing was written.
+    /// has version `read` and the same seats, in one round trip, then
+    /// commits in another. `Ok(false)`: nothing was written (the row had
+    /// changed, or a write failed and was rolled back), so the move may be
+    /// played again.
     ///
     /// # Errors
-    /// Database errors. A failed write is rolled back; a failed `COMMIT`
-    /// closes the connection (whether it committed is unknown).
+    /// A failed `COMMIT`: whether it committed is unknown, and the
+    /// connection is closed.
     pub async fn write_and_commit(
         &mut self,
         stored: &MoveRow,
@@ -228,7 +298,9 @@ impl Lease<'_> {
                 diesel::update(
                     matches::table
                         .find(&row.id)
-                        .filter(matches::version.eq(read)),
+                        .filter(matches::version.eq(read))
+                        .filter(matches::x_player_id.is_not_distinct_from(&row.x_player_id))
+                        .filter(matches::o_player_id.is_not_distinct_from(&row.o_player_id)),
                 )
                 .set(row)
                 .returning(matches::version),
@@ -239,12 +311,15 @@ impl Lease<'_> {
         let written = match inserted.and(updated) {
             Ok(versions) => !versions.is_empty(),
             Err(e) => {
-                self.rollback().await?;
-                return Err(e.into());
+                // Nothing is committed: the move may be played again.
+                tracing::warn!(error = %e, "a pipelined move's write failed; rolled back");
+                false
             }
         };
         if !written {
-            self.rollback().await?;
+            if let Err(e) = self.rollback().await {
+                tracing::warn!(error = %e, "a pipelined rollback failed");
+            }
             return Ok(false);
         }
         let mut commit_on = self.conn()?;

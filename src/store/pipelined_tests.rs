@@ -56,6 +56,12 @@ fn a_move_is_written_whole_and_a_stale_or_failed_one_not_at_all() {
             // Applied: both writes committed.
             let mut lease = pipeline.lease().await.unwrap();
             let (row, _) = lease.begin_locked("m1").await.unwrap().expect("m1");
+            let probe =
+                conn.batch_execute("SELECT id FROM matches WHERE id = 'm1' FOR UPDATE NOWAIT");
+            assert!(
+                probe.is_err(),
+                "the read holds the row's lock until the commit"
+            );
             let (stored, after) = next_move(&row);
             assert!(
                 lease
@@ -91,11 +97,10 @@ fn a_move_is_written_whole_and_a_stale_or_failed_one_not_at_all() {
             let (read, _) = lease.begin_locked("m1").await.unwrap().expect("m1");
             let (mut stored, after) = next_move(&read);
             stored.ply = 0;
+            let written = lease.write_and_commit(&stored, &after, read.version).await;
             assert!(
-                lease
-                    .write_and_commit(&stored, &after, read.version)
-                    .await
-                    .is_err()
+                !written.unwrap(),
+                "a refused write is rolled back, to be played again"
             );
             drop(lease);
             let unchanged = matches::get(&mut conn, "m1").unwrap().unwrap();

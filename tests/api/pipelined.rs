@@ -1,8 +1,7 @@
 //! Players' moves on PostgreSQL take the pipelined connections
 //! (`store::pipelined`) when the locked row is all they need, and
-//! `play::play` otherwise; the answers are the same either way, and a
-//! refused move leaves the pipeline's one connection free of its
-//! transaction.
+//! `play::play` otherwise, and a refused move leaves the pipeline's one
+//! connection free of its transaction.
 
 use std::time::Duration;
 
@@ -42,9 +41,10 @@ both_backends! {
         assert_eq!(state["status"], "finished");
         assert_eq!(state["result"]["winner"], "x");
         // Four moves left the game going; the resend and the winning move needed more than the row.
+        // Not behind PgBouncer (`TEST_DB_PREPARED_STATEMENTS=false`), where the pipeline is off.
         let expected = match app.backend {
-            Backend::Postgres => 4,
-            Backend::Sqlite => 0,
+            Backend::Postgres if app.ctx.config.db_prepared_statements => 4,
+            Backend::Postgres | Backend::Sqlite => 0,
         };
         assert_eq!(pipelined(), expected);
         app.assert_consistent(&id).await;
