@@ -15,7 +15,7 @@ use super::{DbConnection, connect_pg};
 /// A connection to `url`'s database, migrated, with one active match `m1`.
 fn prepared(url: &str) -> DbConnection {
     let mut conn = DbConnection::Pg(connect_pg(url).unwrap());
-    migrated_with_one_match(&mut conn);
+    migrated_with_one_match(&mut conn, "m1");
     conn
 }
 

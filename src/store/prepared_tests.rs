@@ -33,7 +33,7 @@ fn prepared(conn: &mut DbConnection) -> Vec<String> {
 /// Saves a match and writes two moves (one with a clock, one without) on
 /// one connection, then reads which statements it prepared.
 fn check(conn: &mut DbConnection) {
-    migrated_with_one_match(conn);
+    migrated_with_one_match(conn, "m1");
     let mut row = matches::get(conn, "m1").unwrap().expect("the match");
     for (ply, clock_ms) in [(0, Some(1_000)), (1, None), (2, Some(900)), (3, None)] {
         matches::insert_move(

@@ -91,16 +91,16 @@ pub fn with_scratch_sqlite(test: impl FnOnce(&mut DbConnection)) {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// Migrates `conn`'s database and stores one active casual match `m1`
+/// Migrates `conn`'s database and stores one active casual match `id`
 /// between players `p1` (X) and `p2` (O), no moves yet.
-pub fn migrated_with_one_match(conn: &mut DbConnection) {
+pub fn migrated_with_one_match(conn: &mut DbConnection, id: &str) {
     super::migrate(conn).unwrap();
-    conn.batch_execute(
+    conn.batch_execute(&format!(
         "INSERT INTO players (id, username, username_key, password_hash, created_at)
              VALUES ('p1', 'ann', 'ann', 'h', 1), ('p2', 'bob', 'bob', 'h', 1);
          INSERT INTO matches (id, mode, depth, tc_kind, x_player_id, o_player_id,
                               x_controller, o_controller, position, turn_started_at, status, created_at)
-             VALUES ('m1', 'casual', 2, 'none', 'p1', 'p2', 'human', 'human', '', 1, 'active', 1);",
-    )
+             VALUES ('{id}', 'casual', 2, 'none', 'p1', 'p2', 'human', 'human', '', 1, 'active', 1);"
+    ))
     .unwrap();
 }

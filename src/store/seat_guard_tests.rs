@@ -12,29 +12,20 @@ use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
 
-use diesel::connection::SimpleConnection;
 use diesel::{Connection, ExpressionMethods, QueryDsl, RunQueryDsl};
 
 use super::kinds::{MatchId, PlayerId};
 use super::matches::{self, MatchRow};
 use super::schema::match_players;
-use super::scratch_pg::{with_scratch_sqlite, with_scratch_url};
-use super::{DbConnection, StoreError, connect_pg, migrate, players};
+use super::scratch_pg::{migrated_with_one_match, with_scratch_sqlite, with_scratch_url};
+use super::{DbConnection, StoreError, connect_pg, players};
 
 /// How long the first transaction of a race stays open after its write.
 pub(super) const HELD: Duration = Duration::from_millis(400);
 
 /// Two players, `p1` and `p2`, and a template match `m0` between them.
 fn setup(conn: &mut DbConnection) -> MatchRow {
-    migrate(conn).unwrap();
-    conn.batch_execute(
-        "INSERT INTO players (id, username, username_key, password_hash, created_at)
-             VALUES ('p1', 'ann', 'ann', 'h', 1), ('p2', 'bob', 'bob', 'h', 1);
-         INSERT INTO matches (id, mode, depth, tc_kind, x_player_id, o_player_id,
-                              x_controller, o_controller, position, turn_started_at, status, created_at)
-             VALUES ('m0', 'casual', 2, 'none', 'p1', 'p2', 'human', 'human', '', 1, 'active', 1);",
-    )
-    .unwrap();
+    migrated_with_one_match(conn, "m0");
     matches::get(conn, "m0")
         .unwrap()
         .expect("the template match")
