@@ -2,8 +2,8 @@
 -- trips as a pipelining client would send them: BEGIN with the locked read,
 -- then the INSERT with the UPDATE (they touch different rows and need only
 -- the read's answer), then COMMIT on its own, so that a COMMIT can never
--- overtake a write. Measures what pipelining saves on the database's side;
--- the server does not pipeline yet (README, "Moves against the database's
+-- overtake a write. What the server sent from 724d070 until it moved to
+-- move-served.sql's two statements (README, "Moves against the database's
 -- limit"). Needs pgbench 14 or later, with -M extended or prepared.
 \set m :client_id + 1
 \startpipeline

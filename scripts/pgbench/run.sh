@@ -6,7 +6,8 @@
 # it for the server's moves). Compare with `cargo bench --bench load_moves`
 # (LOAD_GAMES = CLIENTS) against a server on the same PostgreSQL.
 #   scripts/pgbench/run.sh [CLIENTS] [SECONDS] [SCRIPT]
-#   scripts/pgbench/run.sh 64 30 scripts/pgbench/move-pipelined.sql   # the same statements in three round trips
+#   scripts/pgbench/run.sh 64 30 scripts/pgbench/move-served.sql   # the server's two statements since 2026-12-06
+#   scripts/pgbench/run.sh 64 30 scripts/pgbench/move-pipelined.sql   # move.sql's statements in three round trips
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 clients=${1:-64}; seconds=${2:-30}; script=${3:-scripts/pgbench/move.sql}

@@ -66,9 +66,9 @@ pub struct Config {
     /// Named prepared statements on PostgreSQL (`UTTT_DB_PREPARED_STATEMENTS`);
     /// off behind PgBouncer in transaction pooling.
     pub db_prepared_statements: bool,
-    /// Connections a PostgreSQL instance keeps for pipelined moves
-    /// (`UTTT_DB_PIPELINE_SIZE`, see `store::pipelined`); 0 sends every
-    /// move statement by statement.
+    /// Connections a PostgreSQL instance keeps for players' moves in two
+    /// statements (`UTTT_DB_PIPELINE_SIZE`, see `store::pipelined`); 0
+    /// plays every move in the locked transaction of five.
     pub db_pipeline_size: u32,
     /// Redis URL (`REDIS_URL`); `None` selects the in-process broker. On a
     /// cluster, one or more nodes' URLs separated by commas.

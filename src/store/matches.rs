@@ -433,6 +433,19 @@ pub fn seating(conn: &mut DbConnection, id: &str) -> Result<Seating, StoreError>
     Ok(found.map(Seating::from).unwrap_or_default())
 }
 
+/// The read of match `$id` with its [`Seating`], one statement, for the
+/// synchronous and the pipelined connections alike (a macro: `as_select`
+/// fixes the backend, so each use builds its own query).
+macro_rules! seated {
+    ($id:expr) => {
+        matches::table
+            .find($id)
+            .select((MatchRow::as_select(), seating_columns()))
+            .limit(1)
+    };
+}
+pub(super) use seated;
+
 /// Reads a match with its [`Seating`], without locking it.
 ///
 /// # Errors
@@ -443,40 +456,11 @@ pub fn get_seated(
 ) -> Result<Option<(MatchRow, Seating)>, StoreError> {
     // `as_select` fixes the backend, so each arm builds its own query.
     let found: Option<(MatchRow, SeatingValues)> = match conn {
-        DbConnection::Pg(pg) => Cached(
-            matches::table
-                .find(id)
-                .select((MatchRow::as_select(), seating_columns()))
-                .limit(1),
-        )
-        .get_result(pg)
-        .optional()?,
-        DbConnection::Sqlite(lite) => Cached(
-            matches::table
-                .find(id)
-                .select((MatchRow::as_select(), seating_columns()))
-                .limit(1),
-        )
-        .get_result(lite)
-        .optional()?,
+        DbConnection::Pg(pg) => Cached(seated!(id)).get_result(pg).optional()?,
+        DbConnection::Sqlite(lite) => Cached(seated!(id)).get_result(lite).optional()?,
     };
     Ok(found.map(|(row, seating)| (row, seating.into())))
 }
-
-/// PostgreSQL's locked read of match `$id` with its [`Seating`], one
-/// statement, for the synchronous and the pipelined connection alike.
-macro_rules! locked_seated {
-    ($id:expr) => {
-        Cached(
-            matches::table
-                .find($id)
-                .select((MatchRow::as_select(), seating_columns()))
-                .for_update()
-                .limit(1),
-        )
-    };
-}
-pub(super) use locked_seated;
 
 /// As [`lock`], with the match's [`Seating`] read in the same statement.
 ///
@@ -487,15 +471,8 @@ pub fn lock_seated(
     id: &str,
 ) -> Result<Option<(MatchRow, Seating)>, StoreError> {
     let found: Option<(MatchRow, SeatingValues)> = match conn {
-        DbConnection::Pg(pg) => locked_seated!(id).get_result(pg).optional()?,
-        DbConnection::Sqlite(lite) => Cached(
-            matches::table
-                .find(id)
-                .select((MatchRow::as_select(), seating_columns()))
-                .limit(1),
-        )
-        .get_result(lite)
-        .optional()?,
+        DbConnection::Pg(pg) => Cached(seated!(id).for_update()).get_result(pg).optional()?,
+        DbConnection::Sqlite(lite) => Cached(seated!(id)).get_result(lite).optional()?,
     };
     Ok(found.map(|(row, seating)| (row, seating.into())))
 }

@@ -344,7 +344,7 @@ impl Db {
     }
 
     /// Gives a PostgreSQL pool `size` connections of its own for players'
-    /// moves, pipelined (see [`pipelined`]). Not on SQLite, not without
+    /// moves in two statements (see [`pipelined`]). Not on SQLite, not without
     /// prepared statements (PgBouncer in transaction pooling), not for
     /// `size` 0, and not for a URL that tokio-postgres would read otherwise
     /// than libpq (logged): moves then take the pool's connections.

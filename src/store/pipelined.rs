@@ -1,45 +1,47 @@
-//! A player's move on PostgreSQL in three round trips instead of five:
-//! `BEGIN` with the locked read, then the move's `INSERT` with the match's
-//! `UPDATE`, then `COMMIT`. The statements are the synchronous path's
-//! (`matches::locked_seated`, the move row, the whole match row), built by
-//! diesel and sent over tokio-postgres (diesel-async), prepared once per
-//! connection.
+//! A player's move on PostgreSQL in two round trips and two statements,
+//! instead of five of each: the read of the match row, then one statement
+//! that writes the row and the move together, provided the row is as it was
+//! read. The statements are built by diesel and sent over tokio-postgres
+//! (diesel-async), prepared once per connection.
 //!
 //! Why: libpq, under diesel's synchronous connection, sends a statement and
 //! waits for its answer before sending the next. Each round trip costs
 //! PostgreSQL a wake-up and a read and a write on its socket (a TLS record
-//! each way), and costs the server a blocking thread's sleep and wake-up.
-//! pgbench measured PostgreSQL's CPU for the move transaction at 0.53–0.65
-//! ms sent statement by statement, against less in three round trips
-//! (`scripts/pgbench/move-pipelined.sql`; README, "Moves against the
-//! database's limit").
+//! each way), and costs the server a blocking thread's sleep and wake-up;
+//! `BEGIN`, `COMMIT` and the row lock of `SELECT … FOR UPDATE` (a tuple
+//! lock, written to the heap and the WAL) cost PostgreSQL too. pgbench
+//! measured PostgreSQL's CPU for the move at 0.51–0.65 ms in five round
+//! trips against less in fewer (README, "Moves against the database's
+//! limit"; `scripts/pgbench/`).
 //!
-//! Safety of the order: `COMMIT` is sent only once both writes have
-//! answered, so it never overtakes them. `BEGIN` goes before the read
-//! because `join` polls it first and tokio-postgres queues a request on its
-//! first poll, in order. Should that ever change, the read's lock would end
-//! with it; so the `UPDATE` also requires the version and the seats the
-//! read saw (every other writer of a match row raises its version, but for
-//! a player's deletion, which empties seats, and a CPU worker's claim, which
-//! a move clears anyway), and a write refused or failed is rolled back and
-//! the move played again on the synchronous path. A lease dropped inside a transaction (its request was
-//! cancelled) closes its connection, which rolls the transaction back.
+//! Why it is safe without the lock: the write is one statement, so one
+//! transaction, all or nothing. Its `UPDATE` requires the row to be as the
+//! move was judged on ([`Guard`]: the version, which every change of a
+//! match raises, and the columns two writers change without raising it),
+//! and its `INSERT` writes the move only with the row. A row changed in
+//! between writes nothing, and the move is judged again on the locked
+//! synchronous path. A move's judgement thus rests on the row as it is when
+//! the move is written, as under the lock.
 
 use std::sync::{Mutex, PoisonError};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use diesel::OptionalExtension;
+use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
-use futures_util::future::join;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::result::DatabaseErrorKind;
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
 use postgres_openssl::MakeTlsConnector;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::StoreError;
 use super::cached::Cached;
-use super::matches::{MatchRow, MoveRow, Seating, SeatingValues, locked_seated, seating_columns};
+use super::kinds::PlayerId;
+use super::matches::{MatchRow, MoveRow, Seating, SeatingValues, seated, seating_columns};
 use super::schema::{matches, moves};
 
 /// How long opening a pipelined connection may take.
@@ -187,7 +189,7 @@ impl Pipeline {
         Ok(Lease {
             home,
             conn: Some(conn),
-            in_transaction: false,
+            in_flight: false,
             pipeline: self,
             _permit: permit,
         })
@@ -206,20 +208,48 @@ impl Pipeline {
     }
 }
 
+/// What another writer may have changed in a match row since a move was
+/// judged on it: the version, which every change of a match raises, and the
+/// columns two writers change without raising it (a player's deletion
+/// empties their seats; a CPU worker's claim marks the turn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Guard {
+    version: i32,
+    x_player_id: Option<PlayerId>,
+    o_player_id: Option<PlayerId>,
+    cpu_claimed_until: Option<i64>,
+}
+
+impl Guard {
+    /// The guard of `row` as read.
+    #[must_use]
+    pub fn of(row: &MatchRow) -> Guard {
+        Guard {
+            version: row.version,
+            x_player_id: row.x_player_id.clone(),
+            o_player_id: row.o_player_id.clone(),
+            cpu_claimed_until: row.cpu_claimed_until,
+        }
+    }
+}
+
 /// A pipelined connection leased for one move; it goes back to the pool
-/// when dropped, unless it was lost or left inside a transaction.
+/// when dropped, unless it was lost or dropped while a statement was under
+/// way (its request was cancelled). tokio-postgres discards a dropped
+/// request's answer, but what diesel-async's state is after a call dropped
+/// half way is not part of its contract, so such a connection is closed.
 pub struct Lease<'a> {
     /// The thread whose runtime runs the connection's socket.
     home: ThreadId,
     conn: Option<AsyncPgConnection>,
-    in_transaction: bool,
+    in_flight: bool,
     pipeline: &'a Pipeline,
     _permit: SemaphorePermit<'a>,
 }
 
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take().filter(|_| !self.in_transaction) {
+        if let Some(conn) = self.conn.take().filter(|_| !self.in_flight) {
             self.pipeline
                 .idle
                 .lock()
@@ -230,126 +260,155 @@ impl Drop for Lease<'_> {
 }
 
 impl Lease<'_> {
-    fn conn(&self) -> Result<&AsyncPgConnection, StoreError> {
+    fn conn(&mut self) -> Result<&mut AsyncPgConnection, StoreError> {
         self.conn
-            .as_ref()
+            .as_mut()
             .ok_or_else(|| StoreError::Unavailable("pipelined connection closed".into()))
     }
 
-    /// Drops the connection: it is not to be used again.
-    fn close(&mut self) {
-        self.conn = None;
-    }
-
-    /// `BEGIN` and the locked read of match `id` with its seating, in one
-    /// round trip. A failure closes the connection (nothing was written).
+    /// The read of match `id` with its seating, unlocked, in one round
+    /// trip. A failure closes the connection.
     ///
     /// # Errors
     /// Database errors.
-    pub async fn begin_locked(
-        &mut self,
-        id: &str,
-    ) -> Result<Option<(MatchRow, Seating)>, StoreError> {
-        self.in_transaction = true;
-        let conn = self.conn()?;
-        let (mut begin_on, mut read_on) = (conn, conn);
-        // `join` polls the `BEGIN` first, and each future sends on its first poll.
-        let (begun, found) = join(begin_on.batch_execute("BEGIN"), async {
-            locked_seated!(id)
-                .get_result::<(MatchRow, SeatingValues)>(&mut read_on)
-                .await
-                .optional()
-        })
-        .await;
-        match begun.and(found) {
-            Ok(found) => Ok(found.map(|(row, seating)| (row, seating.into()))),
+    pub async fn read(&mut self, id: &str) -> Result<Option<(MatchRow, Seating)>, StoreError> {
+        self.in_flight = true;
+        let found = Cached(seated!(id))
+            .get_result::<(MatchRow, SeatingValues)>(self.conn()?)
+            .await
+            .optional();
+        match found {
+            Ok(found) => {
+                self.in_flight = false;
+                Ok(found.map(|(row, seating)| (row, seating.into())))
+            }
             Err(e) => {
-                self.close();
+                self.conn = None;
                 Err(e.into())
             }
         }
     }
 
-    /// Writes the move `stored` and the whole `row`, provided the row still
-    /// has version `read` and the same seats, in one round trip, then
-    /// commits in another. `Ok(false)`: nothing was written (the row had
-    /// changed, or a write failed and was rolled back), so the move may be
-    /// played again.
+    /// Writes the move `stored` and the whole `row` in one statement, in one
+    /// round trip, provided the stored row still matches `guard`.
+    /// `Ok(false)`: nothing was written (the row had changed, or the
+    /// database refused the statement), so the move may be judged again.
     ///
     /// # Errors
-    /// A failed `COMMIT`: whether it committed is unknown, and the
-    /// connection is closed.
-    pub async fn write_and_commit(
+    /// The connection failed or was lost (it is closed): whether the
+    /// statement committed is unknown.
+    pub async fn write(
         &mut self,
         stored: &MoveRow,
         row: &MatchRow,
-        read: i32,
+        guard: &Guard,
     ) -> Result<bool, StoreError> {
-        let conn = self.conn()?;
-        let (mut insert_on, mut update_on) = (conn, conn);
-        let (inserted, updated) = join(
-            Cached(
-                diesel::insert_into(moves::table)
-                    .values(stored)
-                    .returning(moves::ply),
-            )
-            .get_result::<i32>(&mut insert_on),
-            Cached(
-                diesel::update(
-                    matches::table
-                        .find(&row.id)
-                        .filter(matches::version.eq(read))
-                        .filter(matches::x_player_id.is_not_distinct_from(&row.x_player_id))
-                        .filter(matches::o_player_id.is_not_distinct_from(&row.o_player_id)),
-                )
-                .set(row)
-                .returning(matches::version),
-            )
-            .get_results::<i32>(&mut update_on),
+        let update = diesel::update(
+            matches::table
+                .find(&row.id)
+                .filter(matches::version.eq(guard.version))
+                .filter(matches::x_player_id.is_not_distinct_from(&guard.x_player_id))
+                .filter(matches::o_player_id.is_not_distinct_from(&guard.o_player_id))
+                .filter(matches::cpu_claimed_until.is_not_distinct_from(guard.cpu_claimed_until)),
         )
-        .await;
-        let written = match inserted.and(updated) {
-            Ok(versions) => !versions.is_empty(),
+        .set(row)
+        .returning(matches::id);
+        self.in_flight = true;
+        let written = WithMove { update, stored }
+            .get_results::<i32>(self.conn()?)
+            .await;
+        match written {
+            Ok(plies) => {
+                self.in_flight = false;
+                Ok(!plies.is_empty())
+            }
+            // Refused by the database: the statement wrote nothing, and the
+            // connection is as it was. (diesel-async reports a lost
+            // connection as a database error of these two kinds.)
+            Err(e @ diesel::result::Error::DatabaseError(kind, _))
+                if !matches!(
+                    kind,
+                    DatabaseErrorKind::UnableToSendCommand | DatabaseErrorKind::ClosedConnection
+                ) =>
+            {
+                self.in_flight = false;
+                tracing::warn!(error = %e, "a pipelined move's write was refused");
+                Ok(false)
+            }
             Err(e) => {
-                // Nothing is committed: the move may be played again.
-                tracing::warn!(error = %e, "a pipelined move's write failed; rolled back");
-                false
-            }
-        };
-        if !written {
-            if let Err(e) = self.rollback().await {
-                tracing::warn!(error = %e, "a pipelined rollback failed");
-            }
-            return Ok(false);
-        }
-        let mut commit_on = self.conn()?;
-        match commit_on.batch_execute("COMMIT").await {
-            Ok(()) => {
-                self.in_transaction = false;
-                Ok(true)
-            }
-            Err(e) => {
-                self.close();
+                self.conn = None;
                 Err(e.into())
             }
         }
+    }
+}
+
+/// `WITH updated AS (<update>) INSERT INTO moves … SELECT <the move> FROM
+/// updated RETURNING ply`: the move is written with the row, or neither
+/// (the `UPDATE` returns one row or none). Diesel has no data-modifying
+/// `WITH`, so the `INSERT` is written out here, from the schema's names.
+struct WithMove<'a, U> {
+    update: U,
+    stored: &'a MoveRow,
+}
+
+impl<U: QueryFragment<Pg>> QueryFragment<Pg> for WithMove<'_, U> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        use diesel::Column;
+        let m = self.stored;
+        out.push_sql("WITH updated AS (");
+        self.update.walk_ast(out.reborrow())?;
+        out.push_sql(") INSERT INTO ");
+        moves::table.walk_ast(out.reborrow())?;
+        out.push_sql(" (");
+        for (i, name) in [
+            moves::match_id::NAME,
+            moves::ply::NAME,
+            moves::seat::NAME,
+            moves::square::NAME,
+            moves::played_at::NAME,
+            moves::clock_ms::NAME,
+            moves::by_cpu::NAME,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            if i > 0 {
+                out.push_sql(", ");
+            }
+            out.push_identifier(name)?;
+        }
+        out.push_sql(") SELECT ");
+        out.push_bind_param::<Text, _>(&m.match_id)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Integer, _>(&m.ply)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Text, _>(&m.seat)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Integer, _>(&m.square)?;
+        out.push_sql(", ");
+        out.push_bind_param::<BigInt, _>(&m.played_at)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Nullable<BigInt>, _>(&m.clock_ms)?;
+        out.push_sql(", ");
+        out.push_bind_param::<Bool, _>(&m.by_cpu)?;
+        out.push_sql(" FROM updated RETURNING ");
+        out.push_identifier(moves::ply::NAME)
     }
 
-    /// Ends the transaction without writing.
-    ///
-    /// # Errors
-    /// The connection failed (it is closed).
-    pub async fn rollback(&mut self) -> Result<(), StoreError> {
-        let mut conn = self.conn()?;
-        match conn.batch_execute("ROLLBACK").await {
-            Ok(()) => {
-                self.in_transaction = false;
-                Ok(())
-            }
-            Err(e) => {
-                self.close();
-                Err(e.into())
-            }
-        }
+    /// One shape whatever the values (the row's `SET` writes every column):
+    /// prepared once per connection.
+    fn is_safe_to_cache_prepared(&self, _backend: &Pg) -> QueryResult<bool> {
+        Ok(true)
     }
+}
+
+/// Cached by its SQL text (see `store::cached`).
+impl<U> QueryId for WithMove<'_, U> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<U> Query for WithMove<'_, U> {
+    type SqlType = Integer;
 }

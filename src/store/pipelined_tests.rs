@@ -1,14 +1,16 @@
-//! The pipelined move's transaction (`store::pipelined`) writes all or
-//! nothing, and never hands a connection on inside a transaction. Runs when
+//! The pipelined move (`store::pipelined`) writes the move with its row or
+//! nothing, and only onto the row it was judged on. Runs when
 //! `TEST_DATABASE_URL` is set (and fails loudly if it cannot connect).
 
 // A failed unwrap in a test helper is a failed test.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::time::Duration;
+
 use diesel::connection::SimpleConnection;
 
 use super::matches::{self, MatchRow, MoveRow};
-use super::pipelined::Pipeline;
+use super::pipelined::{Guard, Pipeline};
 use super::scratch_pg::{migrated_with_one_match, with_scratch_url};
 use super::{DbConnection, connect_pg};
 
@@ -47,107 +49,105 @@ fn moves_of(conn: &mut DbConnection) -> usize {
     matches::moves(conn, "m1").unwrap().len()
 }
 
+/// Reads `m1` on a lease, lets `meanwhile` change it on `conn`, then
+/// writes the next move judged on the read: whether it was written.
+async fn write_after(
+    pipeline: &Pipeline,
+    conn: &mut DbConnection,
+    meanwhile: &str,
+) -> (bool, MatchRow) {
+    let mut lease = pipeline.lease().await.unwrap();
+    let (read, _) = lease.read("m1").await.unwrap().expect("m1");
+    if !meanwhile.is_empty() {
+        conn.batch_execute(meanwhile).unwrap();
+    }
+    let (stored, after) = next_move(&read);
+    let written = lease.write(&stored, &after, &Guard::of(&read)).await;
+    (written.unwrap(), read)
+}
+
 #[test]
-fn a_move_is_written_whole_and_a_stale_or_failed_one_not_at_all() {
+fn a_move_is_written_with_its_row_only_onto_the_row_it_was_judged_on() {
     with_scratch_url("uttt_pipe", |url| {
         let mut conn = prepared(url);
         let pipeline = Pipeline::new(url, 1).unwrap();
         runtime().block_on(async {
-            // Applied: both writes committed.
-            let mut lease = pipeline.lease().await.unwrap();
-            let (row, _) = lease.begin_locked("m1").await.unwrap().expect("m1");
-            let probe =
-                conn.batch_execute("SELECT id FROM matches WHERE id = 'm1' FOR UPDATE NOWAIT");
-            assert!(
-                probe.is_err(),
-                "the read holds the row's lock until the commit"
-            );
-            let (stored, after) = next_move(&row);
-            assert!(
-                lease
-                    .write_and_commit(&stored, &after, row.version)
-                    .await
-                    .unwrap()
-            );
-            drop(lease);
+            // Unchanged: the move and the row, both written.
+            let (written, read) = write_after(&pipeline, &mut conn, "").await;
+            assert!(written);
             assert_eq!(moves_of(&mut conn), 1);
             let row = matches::get(&mut conn, "m1").unwrap().unwrap();
-            assert_eq!((row.ply, row.version), (after.ply, after.version));
+            assert_eq!((row.ply, row.version), (read.ply + 1, read.version + 1));
 
-            // A read older than the row: the move's insert is rolled back too.
-            let mut lease = pipeline.lease().await.unwrap();
-            let (read, _) = lease.begin_locked("m1").await.unwrap().expect("m1");
-            let (stored, after) = next_move(&read);
-            let written = lease
-                .write_and_commit(&stored, &after, read.version - 1)
-                .await
+            // Changed in between, by a writer that raised the version, or
+            // by one that did not (a deletion's emptied seat, a CPU
+            // worker's claim): nothing written, not even the move.
+            for meanwhile in [
+                "UPDATE matches SET version = version + 1",
+                "UPDATE matches SET x_player_id = NULL",
+                "UPDATE matches SET o_player_id = NULL",
+                "UPDATE matches SET cpu_claimed_until = 5",
+            ] {
+                let (written, read) = write_after(&pipeline, &mut conn, meanwhile).await;
+                assert!(!written, "written over `{meanwhile}`");
+                assert_eq!(moves_of(&mut conn), 1, "a move kept over `{meanwhile}`");
+                let row = matches::get(&mut conn, "m1").unwrap().unwrap();
+                assert_eq!(row.ply, read.ply, "the row written over `{meanwhile}`");
+                conn.batch_execute(
+                    "UPDATE matches SET x_player_id = 'p1', o_player_id = 'p2', cpu_claimed_until = NULL",
+                )
                 .unwrap();
-            assert!(!written, "a changed row is not written");
-            drop(lease);
-            assert_eq!(
-                moves_of(&mut conn),
-                1,
-                "the move of a refused write is not kept"
-            );
-            let unchanged = matches::get(&mut conn, "m1").unwrap().unwrap();
-            assert_eq!(unchanged.version, read.version);
+            }
 
-            // A write the database refuses (a ply already stored): the row's update goes too.
+            // A move the database refuses (its ply is stored already): the
+            // row's update, in the same statement, is undone with it.
             let mut lease = pipeline.lease().await.unwrap();
-            let (read, _) = lease.begin_locked("m1").await.unwrap().expect("m1");
+            let (read, _) = lease.read("m1").await.unwrap().expect("m1");
             let (mut stored, after) = next_move(&read);
             stored.ply = 0;
-            let written = lease.write_and_commit(&stored, &after, read.version).await;
-            assert!(
-                !written.unwrap(),
-                "a refused write is rolled back, to be played again"
-            );
+            let written = lease.write(&stored, &after, &Guard::of(&read)).await;
+            assert!(!written.unwrap(), "a refused move is to be played again");
             drop(lease);
             let unchanged = matches::get(&mut conn, "m1").unwrap().unwrap();
-            assert_eq!(
-                unchanged.version, read.version,
-                "the row's update was rolled back"
-            );
+            assert_eq!(unchanged.version, read.version, "the row's update undone");
 
             // The one connection, back after each of those, still plays.
-            let mut lease = pipeline.lease().await.unwrap();
-            let (read, _) = lease.begin_locked("m1").await.unwrap().expect("m1");
-            let (stored, after) = next_move(&read);
-            assert!(
-                lease
-                    .write_and_commit(&stored, &after, read.version)
-                    .await
-                    .unwrap()
-            );
+            let (written, _) = write_after(&pipeline, &mut conn, "").await;
+            assert!(written);
         });
         assert_eq!(moves_of(&mut conn), 2);
     });
 }
 
 #[test]
-fn a_lease_dropped_inside_its_transaction_releases_the_row() {
+fn the_read_leaves_the_row_unlocked_and_a_cancelled_one_spoils_nothing() {
     with_scratch_url("uttt_pipe", |url| {
         let mut conn = prepared(url);
         let pipeline = Pipeline::new(url, 1).unwrap();
-        let rt = runtime();
-        rt.block_on(async {
+        runtime().block_on(async {
             let mut lease = pipeline.lease().await.unwrap();
-            lease.begin_locked("m1").await.unwrap().expect("m1");
-            // As when the request is cancelled between the read and the writes.
+            assert!(lease.read("none").await.unwrap().is_none());
+            // Another transaction holds the row's lock: the read does not wait for it.
+            conn.batch_execute("BEGIN; SELECT id FROM matches WHERE id = 'm1' FOR UPDATE")
+                .unwrap();
+            let read = tokio::time::timeout(Duration::from_secs(5), lease.read("m1")).await;
+            conn.batch_execute("ROLLBACK").unwrap();
+            read.expect("the read waited for a lock")
+                .unwrap()
+                .expect("m1");
             drop(lease);
-            // Time for a closed connection's task to end it.
-            tokio::time::sleep(std::time::Duration::from_millis(200)).await;
-        });
-        // The runtime lives on, and with it any connection the pool kept:
-        // one kept inside its transaction would still hold the lock.
-        conn.batch_execute("SET lock_timeout = '5s'").unwrap();
-        let locked = diesel::Connection::transaction(&mut conn, |c| matches::lock(c, "m1"));
-        assert!(locked.unwrap().is_some(), "the row is free to lock");
-        rt.block_on(async {
-            // A missing match: the read's transaction is ended by the caller.
+
+            // A request cancelled while its read is under way. (tokio-postgres
+            // discards the answer of a dropped request, so this holds with or
+            // without the lease's closing such a connection.)
             let mut lease = pipeline.lease().await.unwrap();
-            assert!(lease.begin_locked("none").await.unwrap().is_none());
-            lease.rollback().await.unwrap();
+            // Polled once (the statement sent), then dropped unanswered.
+            let cancelled = futures_util::FutureExt::now_or_never(lease.read("m1"));
+            assert!(cancelled.is_none(), "the read was still under way");
+            drop(lease);
+            let (written, _) = write_after(&pipeline, &mut conn, "").await;
+            assert!(written, "the next move plays");
         });
+        assert_eq!(moves_of(&mut conn), 1);
     });
 }

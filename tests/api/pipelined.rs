@@ -1,7 +1,7 @@
 //! Players' moves on PostgreSQL take the pipelined connections
-//! (`store::pipelined`) when the locked row is all they need, and
-//! `play::play` otherwise, and a refused move leaves the pipeline's one
-//! connection free of its transaction.
+//! (`store::pipelined`) when the row is all they need, and `play::play`
+//! otherwise, and a refused move gets `play`'s answer and leaves the
+//! pipeline's one connection free.
 
 use std::time::Duration;
 
@@ -10,8 +10,8 @@ use serde_json::json;
 use crate::both_backends;
 use crate::support::{Backend, TestApp, TestConfig};
 
-/// One pipelined connection, so a refusal that left its transaction open
-/// would hold the next move's lock.
+/// One pipelined connection, so a refusal that spoiled it or kept it
+/// would be seen by the next move.
 async fn one_connection(backend: Backend) -> Option<TestApp> {
     let mut config = TestConfig::new(backend)?;
     config.config.db_pipeline_size = 1;
@@ -50,7 +50,7 @@ both_backends! {
         app.assert_consistent(&id).await;
     }
 
-    async fn refused_moves_end_their_transaction(app: TestApp) {
+    async fn refused_moves_get_their_problem_and_free_the_connection(app: TestApp) {
         let (x, o) = (app.register("pipry").await, app.register("piprn").await);
         let stranger = app.register("pipstr").await;
         let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
@@ -60,8 +60,15 @@ both_backends! {
         app.play(&o, &id, 1, "0.0").await.expect_problem(422, "illegal_move");
         app.play(&stranger, &id, 1, "4.0").await.expect_problem(403, "forbidden");
         app.play(&o, &uttt::ids::match_id(), 1, "4.0").await.expect_problem(404, "not_found");
+        // The one connection still plays: both applied moves went through it.
+        app.play(&o, &id, 1, "4.0").await.expect(200);
+        let expected = match app.backend {
+            Backend::Postgres if app.ctx.config.db_prepared_statements => 2,
+            Backend::Postgres | Backend::Sqlite => 0,
+        };
+        assert_eq!(app.ctx.metrics.counter("moves_pipelined"), expected);
         // Resigning locks the row on the pool's connections: it would wait
-        // for ever behind a refused move's open transaction.
+        // for ever behind a refused move's lock, were one held.
         let (path, body) = (format!("/api/v1/matches/{id}/resign"), json!({}));
         let resigned = tokio::time::timeout(Duration::from_secs(20), app.post(&path, &body, Some(&o.token)))
             .await

@@ -179,7 +179,7 @@ pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchStat
 /// see [`play::play`] for the rules.
 ///
 /// The player is taken from a checked token without a look-up: a move is
-/// accepted only from a player seated in the locked match row, and a seat
+/// accepted only from a player seated in the match row it is written to, and a seat
 /// names an existing player (deleting a player clears their seats in the
 /// same transaction, and no seat is written for a missing player:
 /// `store::seat_guard`). A refused move looks the player
@@ -251,7 +251,10 @@ pub async fn play_move(
         }
         MoveOutcome::Retried(snap) => {
             observe(ctx, player_id, &snap.row).await?;
-            render(ctx, &snap).await
+            // Published again: when the first answer was lost with its
+            // connection (`pipelined::play`), nobody published the move.
+            // Streams skip versions they have sent.
+            publish(ctx, &snap).await
         }
         MoveOutcome::Flagged(snap) => {
             publish(ctx, &snap).await?;

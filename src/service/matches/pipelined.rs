@@ -1,11 +1,11 @@
 //! A player's move over the pipelined connections (`store::pipelined`):
-//! the locked read, [`play::play_quick`] on the row, and the two writes.
-//! Nearly every move needs no more. One that does (a possible safe retry, a
-//! lapsed clock, a game it ends) is rolled back and played by [`play::play`]
-//! on the pool's connections, as is every move when the pipeline has no
-//! connection to give.
+//! the read, [`play::play_quick`] on the row, and the guarded write. Nearly
+//! every move needs no more. One that does (a possible safe retry, a lapsed
+//! clock, a game it ends), or whose row changed between the read and the
+//! write, is played by [`play::play`] under the row's lock on the pool's
+//! connections, as is every move when the pipeline has no connection to give.
 
-use crate::store::pipelined::Pipeline;
+use crate::store::pipelined::{Guard, Pipeline};
 use crate::time::Millis;
 
 use super::super::{Error, Result};
@@ -30,39 +30,28 @@ pub(super) async fn play(
             return None;
         }
     };
-    let (mut row, seating) = match lease.begin_locked(id).await {
+    let (mut row, seating) = match lease.read(id).await {
         Ok(Some(found)) => found,
-        Ok(None) => return Some(refuse(&mut lease, Error::NotFound("match")).await),
+        Ok(None) => return Some(Err(Error::NotFound("match"))),
         Err(e) => {
             tracing::warn!(error = %e, "a pipelined read failed; the move takes the pool's connections");
             return None;
         }
     };
-    let read = row.version;
+    let guard = Guard::of(&row);
     match play::play_quick(&mut row, player, ply, choice, lag, now) {
-        Err(refusal) => Some(refuse(&mut lease, refusal).await),
-        Ok(Quick::Slow) => {
-            if let Err(e) = lease.rollback().await {
-                tracing::warn!(error = %e, "a pipelined rollback failed");
-            }
-            None
-        }
-        Ok(Quick::Write(stored)) => match lease.write_and_commit(&stored, &row, read).await {
+        Err(refusal) => Some(Err(refusal)),
+        Ok(Quick::Slow) => None,
+        Ok(Quick::Write(stored)) => match lease.write(&stored, &row, &guard).await {
             Ok(true) => Some(play::active_snapshot(row, seating).map(MoveOutcome::Applied)),
-            // The row changed after the read: judge the move again.
+            // The row changed after the read: judge the move again, locked.
             Ok(false) => None,
-            Err(e) => Some(Err(e.into())),
+            // Whether it was written is unknown: judged again, a written
+            // move is a safe retry, answered with its state.
+            Err(e) => {
+                tracing::warn!(error = %e, "a pipelined write's connection failed; the move takes the pool's");
+                None
+            }
         },
     }
-}
-
-/// Ends the read's transaction and answers with `refusal`.
-async fn refuse(
-    lease: &mut crate::store::pipelined::Lease<'_>,
-    refusal: Error,
-) -> Result<MoveOutcome> {
-    if let Err(e) = lease.rollback().await {
-        tracing::warn!(error = %e, "a pipelined rollback failed");
-    }
-    Err(refusal)
 }

@@ -319,7 +319,7 @@ pub fn play(
     Ok(MoveOutcome::Applied(seated_snapshot(conn, row, seating)?))
 }
 
-/// What the locked row alone says of a player's move (see [`play_quick`]).
+/// What the match row alone says of a player's move (see [`play_quick`]).
 #[derive(Debug)]
 pub enum Quick {
     /// The move is applied to the row in memory, its version raised: write
@@ -331,10 +331,11 @@ pub enum Quick {
     Slow,
 }
 
-/// A player's move judged on its locked row alone, by [`play`]'s rules and
-/// in its order, for a caller that writes the result itself
-/// (`store::pipelined`): the same refusals, and [`Quick::Slow`] wherever
-/// [`play`] would read or write anything but the move and the row.
+/// A player's move judged on its match row alone, by [`play`]'s rules and
+/// in its order, for a caller that writes the result itself, only onto the
+/// row as it was read (`store::pipelined`): the same refusals, and
+/// [`Quick::Slow`] wherever [`play`] would read or write anything but the
+/// move and the row.
 ///
 /// # Errors
 /// `Forbidden`, `MatchOver`, `StalePly`, `NotYourTurn`, `IllegalMove`.
@@ -428,7 +429,7 @@ fn apply(
         }
         _ => 0,
     };
-    // The lapse check ran under the same lock, so this cannot flag.
+    // The lapse check ran on the same row at the same `now`, so this cannot flag.
     let Settled::InTime(bank) =
         tc.settle_credited(row.turn_started_at, row.bank(seat), now, credit)
     else {
