@@ -1293,3 +1293,108 @@ async fn instances_receive_only_their_share(
     drop(witnesses);
     instances[0].delete_all_keys().await.unwrap();
 }
+
+/// The id Redis gives the connection `broker` sends this thread's commands on.
+async fn client_id(broker: &RedisBroker) -> i64 {
+    redis::cmd("CLIENT")
+        .arg("ID")
+        .query_async(&mut broker.connection())
+        .await
+        .expect("CLIENT ID on the thread's connection")
+}
+
+/// Waits until this thread's own connection is open (the 10 s cap guards a
+/// hang), asking for it as a call does; returns its id.
+async fn own_client_id(broker: &RedisBroker) -> i64 {
+    let start = std::time::Instant::now();
+    loop {
+        let id = client_id(broker).await;
+        if broker.thread_has_own_connection() {
+            return client_id(broker).await;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "no own connection after {id}"
+        );
+        sleep_ms(5).await;
+    }
+}
+
+/// A broker on `TEST_REDIS_URL` connected on a runtime of its own, whose
+/// thread drives its shared connection until the returned sender is
+/// dropped; `None` when the variable is unset.
+fn broker_on_its_own_runtime() -> Option<(tokio::sync::oneshot::Sender<()>, Arc<RedisBroker>)> {
+    let url = redis_url()?;
+    let prefix = format!("contract:{}:", uttt::ids::record_id());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        current_thread_runtime().block_on(async move {
+            let broker = RedisBroker::connect(&url, &prefix)
+                .await
+                .unwrap_or_else(|e| {
+                    panic!("TEST_REDIS_URL is set to {url} but Redis cannot be reached: {e}")
+                });
+            tx.send(broker).unwrap();
+            let _ = stopped.await;
+        });
+    });
+    Some((stop, rx.recv().expect("the broker's runtime started")))
+}
+
+fn current_thread_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// Each thread that sends commands gets a connection of its own, opened on
+/// its runtime, and keeps it; until it is open the shared one serves.
+#[test]
+fn redis_each_thread_sends_on_a_connection_of_its_own() {
+    let Some((_home, broker)) = broker_on_its_own_runtime() else {
+        return;
+    };
+    let ids = |broker: Arc<RedisBroker>| {
+        std::thread::spawn(move || {
+            current_thread_runtime().block_on(async {
+                let first = client_id(&broker).await;
+                let own = own_client_id(&broker).await;
+                let again = client_id(&broker).await;
+                (first, own, again)
+            })
+        })
+    };
+    let a = ids(Arc::clone(&broker)).join().unwrap();
+    let b = ids(Arc::clone(&broker)).join().unwrap();
+    assert_eq!(
+        a.0, b.0,
+        "before its own opens, a thread uses the shared connection"
+    );
+    assert_ne!(a.1, a.0, "a thread's own connection is not the shared one");
+    assert_ne!(b.1, a.1, "two threads, two connections");
+    assert_eq!((a.2, b.2), (a.1, b.1), "a thread keeps its connection");
+}
+
+/// A thread whose runtime ended (its connection's task with it) and that
+/// goes on under another runtime is served at once, and gets a new
+/// connection of its own on the new runtime: it never sends on the dead one.
+#[test]
+fn redis_a_thread_that_outlives_its_runtime_gets_a_new_connection() {
+    let Some((_home, broker)) = broker_on_its_own_runtime() else {
+        return;
+    };
+    let first = current_thread_runtime().block_on(own_client_id(&broker));
+    // That runtime is gone; this thread is the same.
+    let (served, second) = current_thread_runtime().block_on(async {
+        let served = client_id(&broker).await;
+        (served, own_client_id(&broker).await)
+    });
+    assert_ne!(
+        served, first,
+        "the first call after is not sent on the dead connection"
+    );
+    assert_ne!(second, first, "a new connection of the thread's own");
+    current_thread_runtime().block_on(async { broker.delete_all_keys().await.unwrap() });
+}

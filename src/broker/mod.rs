@@ -8,6 +8,7 @@ pub mod memory;
 pub mod queue;
 pub mod redis;
 pub mod redis_conn;
+pub mod redis_local;
 mod redis_queue;
 
 use std::sync::Arc;

@@ -24,6 +24,7 @@ use redis::{AsyncCommands, PushInfo, PushKind, Script};
 
 use super::hub::Hub;
 use super::redis_conn::{Commands, Subscriber};
+use super::redis_local::Connections;
 use super::{
     BrokerError, BrokerResult, Health, Notice, Presence, PresenceRecord, PubSub, RateDecision,
     RateLimiter, Slots, Subscription,
@@ -120,7 +121,7 @@ return 1
 /// A broker on Redis.
 #[derive(Clone)]
 pub struct RedisBroker {
-    conn: Commands,
+    conn: Connections,
     prefix: String,
     hub: Arc<Hub>,
     remote: Arc<tokio::sync::Mutex<Remote>>,
@@ -150,7 +151,7 @@ impl RedisBroker {
     /// Redis cannot be reached.
     pub async fn connect(url: &str, prefix: &str) -> BrokerResult<Arc<RedisBroker>> {
         let client = redis::Client::open(url)?;
-        let conn = Commands::Single(client.get_connection_manager().await?);
+        let conn = Connections::single(client.clone(), client.get_connection_manager().await?);
         let (idle_tx, idle_rx) = tokio::sync::mpsc::unbounded_channel();
         let hub = Arc::new(Hub::with_idle(idle_tx));
         let (sink, stream) = client.get_async_pubsub().await?.split();
@@ -176,7 +177,7 @@ impl RedisBroker {
     /// No node can be reached, or the cluster does not serve every slot.
     pub async fn connect_cluster(nodes: &[&str], prefix: &str) -> BrokerResult<Arc<RedisBroker>> {
         let commands = ClusterClientBuilder::new(nodes.to_vec()).build()?;
-        let conn = Commands::Cluster(commands.get_async_connection().await?);
+        let conn = Connections::cluster(Commands::Cluster(commands.get_async_connection().await?));
         let (push_tx, push_rx) = tokio::sync::mpsc::unbounded_channel();
         let subscriptions = ClusterClientBuilder::new(nodes.to_vec())
             .use_protocol(redis::ProtocolVersion::RESP3)
@@ -200,7 +201,7 @@ impl RedisBroker {
     /// The broker around its connections; starts the task that unsubscribes
     /// channels whose last local subscriber left.
     fn assemble(
-        conn: Commands,
+        conn: Connections,
         hub: Arc<Hub>,
         remote: Arc<tokio::sync::Mutex<Remote>>,
         idle_rx: tokio::sync::mpsc::UnboundedReceiver<String>,
@@ -237,9 +238,15 @@ impl RedisBroker {
         &self.queue_scripts
     }
 
-    /// A connection for commands.
+    /// A connection for commands from this thread (see `redis_local`).
     pub fn connection(&self) -> Commands {
-        self.conn.clone()
+        self.conn.get()
+    }
+
+    /// Whether this thread has its own command connection open (tests).
+    #[doc(hidden)]
+    pub fn thread_has_own_connection(&self) -> bool {
+        self.conn.has_own()
     }
 
     /// Deletes every key under this broker's prefix (tests use a prefix each).
@@ -249,12 +256,13 @@ impl RedisBroker {
     pub async fn delete_all_keys(&self) -> BrokerResult<()> {
         let keys = self
             .conn
+            .get()
             .keys_matching(&format!("{}*", self.prefix))
             .await?;
         // One UNLINK per key (keys of one call must share a slot on a cluster).
         for chunk in keys.chunks(500) {
             let unlinks: Vec<redis::Cmd> = chunk.iter().map(redis::Cmd::unlink).collect();
-            let _: Vec<i64> = self.conn.each(&unlinks).await?;
+            let _: Vec<i64> = self.conn.get().each(&unlinks).await?;
         }
         Ok(())
     }
@@ -420,7 +428,7 @@ impl RateLimiter for RedisBroker {
         window: Duration,
     ) -> BoxFuture<'a, BrokerResult<RateDecision>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let window_ms = u64::try_from(window.as_millis()).unwrap_or(u64::MAX).max(1);
             let (count, ttl): (u64, i64) = self
                 .rate_script
@@ -440,7 +448,7 @@ impl RateLimiter for RedisBroker {
 
     fn peek<'a>(&'a self, key: &'a str) -> BoxFuture<'a, BrokerResult<Option<(u32, Duration)>>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let full = self.key(&format!("rl:{key}"));
             let (count, ttl): (Option<u64>, i64) = redis::pipe()
                 .atomic()
@@ -462,7 +470,7 @@ impl RateLimiter for RedisBroker {
 impl PubSub for RedisBroker {
     fn publish<'a>(&'a self, channel: &'a str, payload: String) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let _: i64 = conn
                 .publish_cmd(&self.key(&format!("ev:{channel}")), &payload)
                 .query_async(&mut conn)
@@ -478,15 +486,15 @@ impl PubSub for RedisBroker {
         Box::pin(async move {
             // Bounded batches: one round trip per ten thousand messages on
             // one node.
+            let conn = self.conn.get();
             for batch in messages.chunks(10_000) {
                 let cmds: Vec<redis::Cmd> = batch
                     .iter()
                     .map(|(channel, payload)| {
-                        self.conn
-                            .publish_cmd(&self.key(&format!("ev:{channel}")), payload)
+                        conn.publish_cmd(&self.key(&format!("ev:{channel}")), payload)
                     })
                     .collect();
-                let _: Vec<i64> = self.conn.each(&cmds).await?;
+                let _: Vec<i64> = conn.each(&cmds).await?;
             }
             Ok(())
         })
@@ -533,7 +541,7 @@ impl Presence for RedisBroker {
                 .iter()
                 .map(|k| redis::Cmd::get(self.key(&format!("mark:{k}"))))
                 .collect();
-            Ok(self.conn.each(&gets).await?)
+            Ok(self.conn.get().each(&gets).await?)
         })
     }
 
@@ -544,7 +552,7 @@ impl Presence for RedisBroker {
         ttl: Duration,
     ) -> BoxFuture<'a, BrokerResult<Option<i64>>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             let previous: Option<i64> = self
                 .seen_script
@@ -564,7 +572,7 @@ impl Presence for RedisBroker {
         ttl: Duration,
     ) -> BoxFuture<'a, BrokerResult<Option<String>>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             let previous: Option<String> = redis::cmd("SET")
                 .arg(self.key(&format!("mark:{key}")))
@@ -598,7 +606,11 @@ impl Presence for RedisBroker {
                         call
                     })
                     .collect();
-                let _: Vec<i64> = self.conn.invoke_each(&self.hold_script, &calls).await?;
+                let _: Vec<i64> = self
+                    .conn
+                    .get()
+                    .invoke_each(&self.hold_script, &calls)
+                    .await?;
             }
             Ok(())
         })
@@ -606,7 +618,7 @@ impl Presence for RedisBroker {
 
     fn release<'a>(&'a self, key: &'a str, holder: &'a str) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let _: i64 = conn
                 .zrem(self.key(&format!("lease:{{{key}}}")), holder)
                 .await?;
@@ -633,8 +645,11 @@ impl Presence for RedisBroker {
                     call
                 })
                 .collect();
-            let pairs: Vec<(Option<i64>, Option<i64>)> =
-                self.conn.invoke_each(&self.presence_script, &calls).await?;
+            let pairs: Vec<(Option<i64>, Option<i64>)> = self
+                .conn
+                .get()
+                .invoke_each(&self.presence_script, &calls)
+                .await?;
             Ok(pairs.into_iter().map(presence_record).collect())
         })
     }
@@ -660,7 +675,7 @@ impl Presence for RedisBroker {
                     .key(self.key(&format!("lease:{{{key}}}")));
             }
             call.arg(at).arg(ttl_ms);
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let answers: Vec<Option<i64>> = call.invoke_async(&mut conn).await?;
             let (previous, pairs) = answers.split_first().ok_or_else(|| {
                 BrokerError::Unavailable("an empty answer to a presence call".into())
@@ -685,7 +700,7 @@ impl Slots for RedisBroker {
         ttl: Duration,
     ) -> BoxFuture<'a, BrokerResult<bool>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let ttl_ms = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX).max(1);
             let held: i64 = self
                 .slot_script
@@ -705,7 +720,7 @@ impl Slots for RedisBroker {
         member: &'a str,
     ) -> BoxFuture<'a, BrokerResult<()>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let _: i64 = conn.zrem(self.key(&format!("slots:{key}")), member).await?;
             Ok(())
         })
@@ -715,7 +730,7 @@ impl Slots for RedisBroker {
 impl Health for RedisBroker {
     fn ping(&self) -> BoxFuture<'_, BrokerResult<()>> {
         Box::pin(async move {
-            let mut conn = self.conn.clone();
+            let mut conn = self.conn.get();
             let pong: String = redis::cmd("PING").query_async(&mut conn).await?;
             if pong == "PONG" {
                 Ok(())
