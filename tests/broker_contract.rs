@@ -1294,22 +1294,23 @@ async fn instances_receive_only_their_share(
     instances[0].delete_all_keys().await.unwrap();
 }
 
-/// The id Redis gives the connection `broker` sends this thread's commands on.
+/// The id Redis gives the connection `broker` sends the current runtime's
+/// commands on.
 async fn client_id(broker: &RedisBroker) -> i64 {
     redis::cmd("CLIENT")
         .arg("ID")
         .query_async(&mut broker.connection())
         .await
-        .expect("CLIENT ID on the thread's connection")
+        .expect("CLIENT ID on the runtime's connection")
 }
 
-/// Waits until this thread's own connection is open (the 10 s cap guards a
-/// hang), asking for it as a call does; returns its id.
+/// Waits until the current runtime's own connection is open (the 10 s cap
+/// guards a hang), asking for it as a call does; returns its id.
 async fn own_client_id(broker: &RedisBroker) -> i64 {
     let start = std::time::Instant::now();
     loop {
         let id = client_id(broker).await;
-        if broker.thread_has_own_connection() {
+        if broker.runtime_has_own_connection() {
             return client_id(broker).await;
         }
         assert!(
@@ -1320,15 +1321,29 @@ async fn own_client_id(broker: &RedisBroker) -> i64 {
     }
 }
 
-/// A broker on `TEST_REDIS_URL` connected on a runtime of its own, whose
-/// thread drives its shared connection until the returned sender is
-/// dropped; `None` when the variable is unset.
-fn broker_on_its_own_runtime() -> Option<(tokio::sync::oneshot::Sender<()>, Arc<RedisBroker>)> {
+/// The runtime a broker was connected on, on a thread of its own, which
+/// drives the broker's shared connection until [`Home::end`].
+struct Home {
+    stop: tokio::sync::oneshot::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Home {
+    /// Ends the runtime (and with it the shared connection's driver).
+    fn end(self) {
+        drop(self.stop);
+        self.thread.join().unwrap();
+    }
+}
+
+/// A broker on `TEST_REDIS_URL` connected on a [`Home`] runtime; `None`
+/// when the variable is unset.
+fn broker_on_its_own_runtime() -> Option<(Home, Arc<RedisBroker>)> {
     let url = redis_url()?;
     let prefix = format!("contract:{}:", uttt::ids::record_id());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
+    let thread = std::thread::spawn(move || {
         current_thread_runtime().block_on(async move {
             let broker = RedisBroker::connect(&url, &prefix)
                 .await
@@ -1339,7 +1354,8 @@ fn broker_on_its_own_runtime() -> Option<(tokio::sync::oneshot::Sender<()>, Arc<
             let _ = stopped.await;
         });
     });
-    Some((stop, rx.recv().expect("the broker's runtime started")))
+    let broker = rx.recv().expect("the broker's runtime started");
+    Some((Home { stop, thread }, broker))
 }
 
 fn current_thread_runtime() -> tokio::runtime::Runtime {
@@ -1349,52 +1365,78 @@ fn current_thread_runtime() -> tokio::runtime::Runtime {
         .unwrap()
 }
 
-/// Each thread that sends commands gets a connection of its own, opened on
-/// its runtime, and keeps it; until it is open the shared one serves.
+/// Each runtime that sends commands (an HTTP worker's, each on its own
+/// thread) gets a connection of its own, opened and driven on it: the
+/// shared connection serves until it is open, and the two runtimes' own go
+/// on serving them after the runtime that drives the shared one ended.
 #[test]
-fn redis_each_thread_sends_on_a_connection_of_its_own() {
-    let Some((_home, broker)) = broker_on_its_own_runtime() else {
+fn redis_each_runtime_sends_on_a_connection_of_its_own_driven_by_it() {
+    let Some((home, broker)) = broker_on_its_own_runtime() else {
         return;
     };
-    let ids = |broker: Arc<RedisBroker>| {
+    // Both threads hold their own connections at once, through `home`'s end.
+    let (own, ended) = (
+        Arc::new(std::sync::Barrier::new(3)),
+        Arc::new(std::sync::Barrier::new(3)),
+    );
+    let worker = |broker: Arc<RedisBroker>| {
+        let (own, ended) = (Arc::clone(&own), Arc::clone(&ended));
         std::thread::spawn(move || {
-            current_thread_runtime().block_on(async {
-                let first = client_id(&broker).await;
-                let own = own_client_id(&broker).await;
-                let again = client_id(&broker).await;
-                (first, own, again)
-            })
+            let runtime = current_thread_runtime();
+            let (first, mine) = runtime
+                .block_on(async { (client_id(&broker).await, own_client_id(&broker).await) });
+            own.wait();
+            ended.wait();
+            let after = runtime.block_on(client_id(&broker));
+            (first, mine, after)
         })
     };
-    let a = ids(Arc::clone(&broker)).join().unwrap();
-    let b = ids(Arc::clone(&broker)).join().unwrap();
+    let (a, b) = (worker(Arc::clone(&broker)), worker(Arc::clone(&broker)));
+    own.wait();
+    home.end();
+    ended.wait();
+    let (a, b) = (a.join().unwrap(), b.join().unwrap());
     assert_eq!(
         a.0, b.0,
-        "before its own opens, a thread uses the shared connection"
+        "before its own opens, a runtime uses the shared connection"
     );
-    assert_ne!(a.1, a.0, "a thread's own connection is not the shared one");
-    assert_ne!(b.1, a.1, "two threads, two connections");
-    assert_eq!((a.2, b.2), (a.1, b.1), "a thread keeps its connection");
+    assert_ne!(a.1, a.0, "a runtime's own connection is not the shared one");
+    assert_ne!(b.1, a.1, "two runtimes, two connections");
+    assert_eq!(
+        (a.2, b.2),
+        (a.1, b.1),
+        "each keeps its own, driven by its own runtime"
+    );
 }
 
-/// A thread whose runtime ended (its connection's task with it) and that
-/// goes on under another runtime is served at once, and gets a new
-/// connection of its own on the new runtime: it never sends on the dead one.
+/// A thread that runs one runtime after another sends on the current one's
+/// connection: not on an idle runtime's (nothing drives it), nor on an
+/// ended runtime's (its driver is gone, and its id may be the new one's),
+/// and the ended runtimes' connections are let go.
 #[test]
-fn redis_a_thread_that_outlives_its_runtime_gets_a_new_connection() {
+fn redis_a_thread_on_another_runtime_sends_on_that_runtimes_connection() {
     let Some((_home, broker)) = broker_on_its_own_runtime() else {
         return;
     };
-    let first = current_thread_runtime().block_on(own_client_id(&broker));
-    // That runtime is gone; this thread is the same.
-    let (served, second) = current_thread_runtime().block_on(async {
+    let idle = current_thread_runtime();
+    let first = idle.block_on(own_client_id(&broker));
+    // `idle` lives on, idle, while this thread runs another runtime.
+    let second = current_thread_runtime().block_on(own_client_id(&broker));
+    assert_ne!(second, first, "a connection of the second runtime's own");
+    drop(idle);
+    // Both runtimes are gone; this thread is the same.
+    let (served, third) = current_thread_runtime().block_on(async {
         let served = client_id(&broker).await;
         (served, own_client_id(&broker).await)
     });
-    assert_ne!(
-        served, first,
-        "the first call after is not sent on the dead connection"
+    assert!(
+        ![first, second].contains(&served) && ![first, second].contains(&third),
+        "never sent on an ended runtime's connection"
     );
-    assert_ne!(second, first, "a new connection of the thread's own");
+    assert_eq!(
+        broker.own_connections(),
+        1,
+        "the ended runtimes' connections are no longer kept"
+    );
     current_thread_runtime().block_on(async { broker.delete_all_keys().await.unwrap() });
 }

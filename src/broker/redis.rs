@@ -238,14 +238,20 @@ impl RedisBroker {
         &self.queue_scripts
     }
 
-    /// A connection for commands from this thread (see `redis_local`).
+    /// A connection for commands from the current runtime (see `redis_local`).
     pub fn connection(&self) -> Commands {
         self.conn.get()
     }
 
-    /// Whether this thread has its own command connection open (tests).
+    /// How many runtimes' own command connections are kept (tests).
     #[doc(hidden)]
-    pub fn thread_has_own_connection(&self) -> bool {
+    pub fn own_connections(&self) -> usize {
+        self.conn.own_count()
+    }
+
+    /// Whether the current runtime has its own command connection open (tests).
+    #[doc(hidden)]
+    pub fn runtime_has_own_connection(&self) -> bool {
         self.conn.has_own()
     }
 
