@@ -1375,27 +1375,33 @@ fn redis_each_runtime_sends_on_a_connection_of_its_own_driven_by_it() {
         return;
     };
     // Both threads hold their own connections at once, through `home`'s end.
-    let (own, ended) = (
-        Arc::new(std::sync::Barrier::new(3)),
-        Arc::new(std::sync::Barrier::new(3)),
-    );
+    // Channels, not barriers: a thread that fails drops its sender, and the
+    // test fails instead of waiting for it.
+    let (opened, own) = std::sync::mpsc::channel();
     let worker = |broker: Arc<RedisBroker>| {
-        let (own, ended) = (Arc::clone(&own), Arc::clone(&ended));
-        std::thread::spawn(move || {
+        let opened = opened.clone();
+        let (go, ended) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
             let runtime = current_thread_runtime();
             let (first, mine) = runtime
                 .block_on(async { (client_id(&broker).await, own_client_id(&broker).await) });
-            own.wait();
-            ended.wait();
+            opened.send(()).unwrap();
+            ended.recv().unwrap();
             let after = runtime.block_on(client_id(&broker));
             (first, mine, after)
-        })
+        });
+        (go, thread)
     };
     let (a, b) = (worker(Arc::clone(&broker)), worker(Arc::clone(&broker)));
-    own.wait();
+    for _ in 0..2 {
+        own.recv_timeout(Duration::from_secs(30))
+            .expect("each thread opens a connection of its own");
+    }
     home.end();
-    ended.wait();
-    let (a, b) = (a.join().unwrap(), b.join().unwrap());
+    let [a, b] = [a, b].map(|(go, thread)| {
+        go.send(()).unwrap();
+        thread.join().unwrap()
+    });
     assert_eq!(
         a.0, b.0,
         "before its own opens, a runtime uses the shared connection"
