@@ -112,6 +112,13 @@ fn cluster_url() -> Option<String> {
     url
 }
 
+/// A broker on the Redis at `url`.
+async fn redis_broker(url: &str, prefix: &str) -> Arc<RedisBroker> {
+    RedisBroker::connect(url, prefix).await.unwrap_or_else(|e| {
+        panic!("TEST_REDIS_URL is set to {url} but Redis cannot be reached: {e}")
+    })
+}
+
 /// A broker on the Redis Cluster at `url` (nodes separated by commas).
 async fn cluster_broker(url: &str, prefix: &str) -> Arc<RedisBroker> {
     let nodes: Vec<&str> = url.split(',').collect();
@@ -156,11 +163,7 @@ where
         return;
     };
     let prefix = format!("contract:{}:", uttt::ids::record_id());
-    let broker = RedisBroker::connect(&url, &prefix)
-        .await
-        .unwrap_or_else(|e| {
-            panic!("TEST_REDIS_URL is set to {url} but Redis cannot be reached: {e}")
-        });
+    let broker = redis_broker(&url, &prefix).await;
     let raw = redis::Client::open(url.as_str())
         .unwrap()
         .get_multiplexed_async_connection()
@@ -1345,11 +1348,7 @@ fn broker_on_its_own_runtime() -> Option<(Home, Arc<RedisBroker>)> {
     let (tx, rx) = std::sync::mpsc::channel();
     let thread = std::thread::spawn(move || {
         current_thread_runtime().block_on(async move {
-            let broker = RedisBroker::connect(&url, &prefix)
-                .await
-                .unwrap_or_else(|e| {
-                    panic!("TEST_REDIS_URL is set to {url} but Redis cannot be reached: {e}")
-                });
+            let broker = redis_broker(&url, &prefix).await;
             tx.send(broker).unwrap();
             let _ = stopped.await;
         });

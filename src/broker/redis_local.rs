@@ -50,6 +50,17 @@ enum Local {
     Failed(Instant),
 }
 
+impl Local {
+    /// Whether the runtime it was opened on still runs (a failed open is
+    /// kept for its rest either way).
+    fn runtime_lives(&self) -> bool {
+        match self {
+            Local::Opening(alive) | Local::Open { alive, .. } => !alive.is_closed(),
+            Local::Failed(_) => true,
+        }
+    }
+}
+
 type Locals = Mutex<HashMap<RuntimeId, Local>>;
 
 /// The command connections of a broker (clones share them).
@@ -98,11 +109,9 @@ impl Connections {
         };
         let here = runtime.id();
         let mut locals = self.locals.lock().unwrap_or_else(PoisonError::into_inner);
-        match locals.get(&here) {
-            Some(Local::Open { conn, alive }) if !alive.is_closed() => {
-                return Commands::Single(conn.clone());
-            }
-            Some(Local::Opening(alive)) if !alive.is_closed() => return self.shared.clone(),
+        match locals.get(&here).filter(|local| local.runtime_lives()) {
+            Some(Local::Open { conn, .. }) => return Commands::Single(conn.clone()),
+            Some(Local::Opening(_)) => return self.shared.clone(),
             Some(Local::Failed(at)) if at.elapsed() < REST_AFTER_FAILED_OPEN => {
                 return self.shared.clone();
             }
@@ -111,10 +120,7 @@ impl Connections {
         }
         // Entries of ended runtimes go (memory only: their sockets closed
         // with their runtimes).
-        locals.retain(|_, local| match local {
-            Local::Opening(alive) | Local::Open { alive, .. } => !alive.is_closed(),
-            Local::Failed(_) => true,
-        });
+        locals.retain(|_, local| local.runtime_lives());
         let (alive, sentinel) = oneshot::channel();
         locals.insert(here, Local::Opening(alive));
         drop(locals);
@@ -146,7 +152,10 @@ impl Connections {
         };
         let here = runtime.id();
         let locals = self.locals.lock().unwrap_or_else(PoisonError::into_inner);
-        matches!(locals.get(&here), Some(Local::Open { alive, .. }) if !alive.is_closed())
+        matches!(
+            locals.get(&here).filter(|local| local.runtime_lives()),
+            Some(Local::Open { .. })
+        )
     }
 }
 
