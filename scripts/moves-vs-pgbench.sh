@@ -2,8 +2,10 @@
 # Moves against the database's limit (issue 18), in one run on this machine:
 # pgbench's rate (scripts/pgbench/run.sh) for the move as the server sent it
 # when the issue was filed (move.sql: five statements in one transaction)
-# and as it sends it now (move-served.sql: a read, then one statement that
-# writes the row and the move), the server's saturating rate closed-loop
+# and as it sends it now: move-served.sql, a read, then one statement that
+# writes the row and the move (a match whose row this instance does not
+# remember), and move-remembered.sql, that statement alone (the row the
+# match's last move wrote here, remembered), the server's saturating rate closed-loop
 # (scripts/load.sh), then an open loop at half that rate. Prints the ratio
 # of the server's rate to each pgbench rate and the open loop's latency,
 # measured from each move's scheduled arrival.
@@ -22,6 +24,9 @@ tps=$(awk '/^tps = / { print $3; exit }' "$out/pgbench")
 echo "load before pgbench of the served statements: $(cut -d' ' -f1-3 /proc/loadavg)"
 scripts/pgbench/run.sh "$clients" "$seconds" scripts/pgbench/move-served.sql | tee "$out/pgbench-served"
 served=$(awk '/^tps = / { print $3; exit }' "$out/pgbench-served")
+echo "load before pgbench of the remembered move: $(cut -d' ' -f1-3 /proc/loadavg)"
+scripts/pgbench/run.sh "$clients" "$seconds" scripts/pgbench/move-remembered.sql | tee "$out/pgbench-remembered"
+remembered=$(awk '/^tps = / { print $3; exit }' "$out/pgbench-remembered")
 
 echo "load before the closed loop: $(cut -d' ' -f1-3 /proc/loadavg)"
 scripts/load.sh "$seconds" "$clients" | tee "$out/closed"
@@ -37,5 +42,6 @@ echo
 ratio() { awk -v r="$rate" -v t="$1" 'BEGIN { printf "%.2f", r / t }'; }
 echo "HTTP closed loop: $rate moves/s (target 0.6 of pgbench)"
 echo "  pgbench move.sql (five statements, one transaction): $tps tps; ratio $(ratio "$tps")"
-echo "  pgbench move-served.sql (the server's two statements): $served tps; ratio $(ratio "$served")"
+echo "  pgbench move-served.sql (the server's two statements, no row remembered): $served tps; ratio $(ratio "$served")"
+echo "  pgbench move-remembered.sql (its one statement on a remembered row): $remembered tps; ratio $(ratio "$remembered")"
 echo "open loop at $half moves/s (half the saturating rate): $latency (target p99 <= 20 ms)"

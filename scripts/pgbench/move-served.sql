@@ -1,11 +1,13 @@
--- The database work of one move as uttt sends it since 2026-12-06
--- (store/pipelined.rs): the match row read without a lock, with the
--- players' names and bot flags and the tournament game (the seating the
--- answer shows), then one statement that writes the row (every column, as
--- the server's full-row UPDATE does; `col = col` where a move changes
--- nothing) provided it is as read, and the move with it. Two statements,
--- two round trips, no BEGIN or COMMIT. move.sql is the transaction the
--- server sent before, in five statements.
+-- The database work of one move as uttt sends it when it remembers no row
+-- for the match (store/pipelined.rs; move-remembered.sql is the move when
+-- it does): the match row read without a lock, then one statement that
+-- writes the row (every column, as the server's full-row UPDATE does;
+-- `col = col` where a move changes nothing) provided it is as read, and
+-- the move with it, and reads the players' names and bot flags and the
+-- tournament game (the seating the answer shows). Two statements, two
+-- round trips, no BEGIN or COMMIT. Until the fourteenth session of
+-- 2026-12-06 the read carried the seating and the write did not. move.sql
+-- is the transaction the server sent before, in five statements.
 \set m :client_id + 1
 SELECT "matches"."id", "matches"."mode", "matches"."ladder", "matches"."rated", "matches"."depth",
   "matches"."tc_kind", "matches"."tc_initial_ms", "matches"."tc_increment_ms", "matches"."tc_turn_ms",
@@ -14,13 +16,7 @@ SELECT "matches"."id", "matches"."mode", "matches"."ladder", "matches"."rated", 
   "matches"."o_bank_ms", "matches"."turn_started_at", "matches"."deadline_at", "matches"."awaiting_cpu",
   "matches"."cpu_claimed_until", "matches"."status", "matches"."winner", "matches"."reason",
   "matches"."room_code", "matches"."version", "matches"."created_at", "matches"."finished_at",
-  "matches"."x_lag_quota_ms", "matches"."o_lag_quota_ms",
-  (SELECT username FROM players WHERE players.id = matches.x_player_id) AS x_name,
-  (SELECT username FROM players WHERE players.id = matches.o_player_id) AS o_name,
-  (SELECT bot FROM players WHERE players.id = matches.x_player_id) AS x_bot,
-  (SELECT bot FROM players WHERE players.id = matches.o_player_id) AS o_bot,
-  (SELECT tournament_id FROM tournament_games WHERE tournament_games.match_id = matches.id) AS tournament,
-  (SELECT round FROM tournament_games WHERE tournament_games.match_id = matches.id) AS round
+  "matches"."x_lag_quota_ms", "matches"."o_lag_quota_ms"
   FROM "matches" WHERE "matches"."id" = 'pgb' || :m LIMIT 1 \gset
 WITH updated AS (UPDATE "matches" SET "mode" = "mode", "ladder" = "ladder", "rated" = "rated",
     "depth" = "depth", "tc_kind" = "tc_kind", "tc_initial_ms" = "tc_initial_ms",
@@ -37,6 +33,14 @@ WITH updated AS (UPDATE "matches" SET "mode" = "mode", "ladder" = "ladder", "rat
     AND "matches"."x_player_id" IS NOT DISTINCT FROM :x_player_id
     AND "matches"."o_player_id" IS NOT DISTINCT FROM :o_player_id
     AND "matches"."cpu_claimed_until" IS NOT DISTINCT FROM NULL
-  RETURNING "matches"."id")
+  RETURNING "matches"."id", "matches"."x_player_id", "matches"."o_player_id"),
+inserted AS (
 INSERT INTO "moves" ("match_id", "ply", "seat", "square", "played_at", "clock_ms", "by_cpu")
-  SELECT 'pgb' || :m, :ply, 'x', 40, 1, NULL, false FROM updated RETURNING "ply";
+  SELECT 'pgb' || :m, :ply, 'x', 40, 1, NULL, false FROM updated)
+SELECT (SELECT username FROM players WHERE players.id = matches.x_player_id),
+  (SELECT username FROM players WHERE players.id = matches.o_player_id),
+  (SELECT bot FROM players WHERE players.id = matches.x_player_id),
+  (SELECT bot FROM players WHERE players.id = matches.o_player_id),
+  (SELECT tournament_id FROM tournament_games WHERE tournament_games.match_id = matches.id),
+  (SELECT round FROM tournament_games WHERE tournament_games.match_id = matches.id)
+  FROM updated AS "matches";

@@ -6,7 +6,8 @@
 # it for the server's moves). Compare with `cargo bench --bench load_moves`
 # (LOAD_GAMES = CLIENTS) against a server on the same PostgreSQL.
 #   scripts/pgbench/run.sh [CLIENTS] [SECONDS] [SCRIPT]
-#   scripts/pgbench/run.sh 64 30 scripts/pgbench/move-served.sql   # the server's two statements since 2026-12-06
+#   scripts/pgbench/run.sh 64 30 scripts/pgbench/move-served.sql   # the server's two statements, no row remembered
+#   scripts/pgbench/run.sh 64 30 scripts/pgbench/move-remembered.sql   # its one statement on a remembered row
 #   scripts/pgbench/run.sh 64 30 scripts/pgbench/move-pipelined.sql   # move.sql's statements in three round trips
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +27,9 @@ postgres_ticks() {
            split(substr($0, i + 2), f, " "); t += f[12] + f[13] + f[14] + f[15] } END { print t + 0 }'
 }
 before=$(postgres_ticks)
-pgbench -n -h "$host" -U "$user" -c "$clients" -j 2 -T "$seconds" -M prepared -f "$script" "$db" | tee "$out"
+# Every client starts with :version 0 (move-remembered.sql reads its row
+# only then; the other scripts set it from their read).
+pgbench -n -h "$host" -U "$user" -c "$clients" -j 2 -T "$seconds" -M prepared -D version=0 -f "$script" "$db" | tee "$out"
 after=$(postgres_ticks)
 done_tx=$(awk '/number of transactions actually processed/ { split($NF, a, "/"); print a[1] }' "$out")
 awk -v t=$((after - before)) -v n="$done_tx" -v hz="$(getconf CLK_TCK)" \

@@ -398,15 +398,16 @@ pub(super) type SeatingValues = (
 /// would have to lock the players' rows too, or could not: `FOR UPDATE`
 /// refuses the nullable side of an outer join).
 pub(super) fn seating_columns() -> diesel::expression::SqlLiteral<SeatingColumns> {
-    diesel::dsl::sql::<SeatingColumns>(
-        "(SELECT username FROM players WHERE players.id = matches.x_player_id), \
-         (SELECT username FROM players WHERE players.id = matches.o_player_id), \
-         (SELECT bot FROM players WHERE players.id = matches.x_player_id), \
-         (SELECT bot FROM players WHERE players.id = matches.o_player_id), \
-         (SELECT tournament_id FROM tournament_games WHERE tournament_games.match_id = matches.id), \
-         (SELECT round FROM tournament_games WHERE tournament_games.match_id = matches.id)",
-    )
+    diesel::dsl::sql::<SeatingColumns>(SEATING_SQL)
 }
+
+/// The SQL of [`seating_columns`], of a row named `matches`.
+pub(super) const SEATING_SQL: &str = "(SELECT username FROM players WHERE players.id = matches.x_player_id), \
+     (SELECT username FROM players WHERE players.id = matches.o_player_id), \
+     (SELECT bot FROM players WHERE players.id = matches.x_player_id), \
+     (SELECT bot FROM players WHERE players.id = matches.o_player_id), \
+     (SELECT tournament_id FROM tournament_games WHERE tournament_games.match_id = matches.id), \
+     (SELECT round FROM tournament_games WHERE tournament_games.match_id = matches.id)";
 
 impl From<SeatingValues> for Seating {
     fn from((x, o, x_bot, o_bot, tournament, round): SeatingValues) -> Self {
@@ -444,7 +445,6 @@ macro_rules! seated {
             .limit(1)
     };
 }
-pub(super) use seated;
 
 /// Reads a match with its [`Seating`], without locking it.
 ///

@@ -16,6 +16,7 @@ pub mod pipelined;
 pub mod players;
 pub mod ratings;
 pub mod refresh_tokens;
+pub mod remembered;
 pub mod rooms;
 pub mod schema;
 mod seat_guard;

@@ -1,8 +1,11 @@
 //! A player's move on PostgreSQL in two round trips and two statements,
 //! instead of five of each: the read of the match row, then one statement
 //! that writes the row and the move together, provided the row is as it was
-//! read. The statements are built by diesel and sent over tokio-postgres
-//! (diesel-async), prepared once per connection.
+//! read, and reads the seating the answer shows. When the row was written
+//! here by the match's previous move, it is remembered (`store::remembered`)
+//! and the read is skipped: one statement, one round trip. The statements
+//! are built by diesel and sent over tokio-postgres (diesel-async),
+//! prepared once per connection.
 //!
 //! Why: libpq, under diesel's synchronous connection, sends a statement and
 //! waits for its answer before sending the next. Each round trip costs
@@ -39,9 +42,9 @@ use postgres_openssl::MakeTlsConnector;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use super::StoreError;
-use super::cached::Cached;
 use super::kinds::PlayerId;
-use super::matches::{MatchRow, MoveRow, Seating, SeatingValues, seated, seating_columns};
+use super::matches::{MatchRow, MoveRow, SEATING_SQL, Seating, SeatingColumns, SeatingValues};
+use super::remembered::Remembered;
 use super::schema::{matches, moves};
 
 /// How long opening a pipelined connection may take.
@@ -91,6 +94,8 @@ pub struct Pipeline {
     permits: Semaphore,
     /// Set by a failed connect: until then, moves take the pool's connections.
     resting_until: Mutex<Option<Instant>>,
+    /// Rows as last written here, for the next move's judgement.
+    remembered: Remembered,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -142,6 +147,7 @@ impl Pipeline {
             idle: Mutex::new(Vec::new()),
             permits: Semaphore::new(size),
             resting_until: Mutex::new(None),
+            remembered: Remembered::default(),
         })
     }
 
@@ -193,6 +199,24 @@ impl Pipeline {
             pipeline: self,
             _permit: permit,
         })
+    }
+
+    /// The row of match `id` as this pipeline last wrote it, if it is
+    /// remembered (taken: see `store::remembered`). Only a guess at the
+    /// stored row: [`Lease::write`]'s guard tells whether it was right.
+    pub fn recall(&self, id: &str) -> Option<MatchRow> {
+        self.remembered.take(id)
+    }
+
+    /// Remembers `row`, just written by [`Lease::write`], for the next move.
+    pub fn remember(&self, row: MatchRow) {
+        self.remembered.put(row);
+    }
+
+    /// How many rows are remembered.
+    #[must_use]
+    pub fn remembered(&self) -> usize {
+        self.remembered.len()
     }
 
     async fn connect(&self) -> Result<AsyncPgConnection, StoreError> {
@@ -266,21 +290,23 @@ impl Lease<'_> {
             .ok_or_else(|| StoreError::Unavailable("pipelined connection closed".into()))
     }
 
-    /// The read of match `id` with its seating, unlocked, in one round
-    /// trip. A failure closes the connection.
+    /// The read of match `id`, unlocked, in one round trip (its seating
+    /// comes with the write). A failure closes the connection.
     ///
     /// # Errors
     /// Database errors.
-    pub async fn read(&mut self, id: &str) -> Result<Option<(MatchRow, Seating)>, StoreError> {
+    pub async fn read(&mut self, id: &str) -> Result<Option<MatchRow>, StoreError> {
         self.in_flight = true;
-        let found = Cached(seated!(id))
-            .get_result::<(MatchRow, SeatingValues)>(self.conn()?)
+        let found = matches::table
+            .find(id)
+            .select(MatchRow::as_select())
+            .get_result::<MatchRow>(self.conn()?)
             .await
             .optional();
         match found {
             Ok(found) => {
                 self.in_flight = false;
-                Ok(found.map(|(row, seating)| (row, seating.into())))
+                Ok(found)
             }
             Err(e) => {
                 self.conn = None;
@@ -290,9 +316,10 @@ impl Lease<'_> {
     }
 
     /// Writes the move `stored` and the whole `row` in one statement, in one
-    /// round trip, provided the stored row still matches `guard`.
-    /// `Ok(false)`: nothing was written (the row had changed, or the
-    /// database refused the statement), so the move may be judged again.
+    /// round trip, provided the stored row still matches `guard`, and reads
+    /// the match's [`Seating`] as written. `Ok(None)`: nothing was written
+    /// (the row had changed, or the database refused the statement), so the
+    /// move may be judged again.
     ///
     /// # Errors
     /// The connection failed or was lost (it is closed): whether the
@@ -302,7 +329,7 @@ impl Lease<'_> {
         stored: &MoveRow,
         row: &MatchRow,
         guard: &Guard,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<Seating>, StoreError> {
         let update = diesel::update(
             matches::table
                 .find(&row.id)
@@ -312,15 +339,15 @@ impl Lease<'_> {
                 .filter(matches::cpu_claimed_until.is_not_distinct_from(guard.cpu_claimed_until)),
         )
         .set(row)
-        .returning(matches::id);
+        .returning((matches::id, matches::x_player_id, matches::o_player_id));
         self.in_flight = true;
         let written = WithMove { update, stored }
-            .get_results::<i32>(self.conn()?)
+            .get_results::<SeatingValues>(self.conn()?)
             .await;
         match written {
-            Ok(plies) => {
+            Ok(seatings) => {
                 self.in_flight = false;
-                Ok(!plies.is_empty())
+                Ok(seatings.into_iter().next().map(Seating::from))
             }
             // Refused by the database: the statement wrote nothing, and the
             // connection is as it was. (diesel-async reports a lost
@@ -333,7 +360,7 @@ impl Lease<'_> {
             {
                 self.in_flight = false;
                 tracing::warn!(error = %e, "a pipelined move's write was refused");
-                Ok(false)
+                Ok(None)
             }
             Err(e) => {
                 self.conn = None;
@@ -343,10 +370,12 @@ impl Lease<'_> {
     }
 }
 
-/// `WITH updated AS (<update>) INSERT INTO moves … SELECT <the move> FROM
-/// updated RETURNING ply`: the move is written with the row, or neither
-/// (the `UPDATE` returns one row or none). Diesel has no data-modifying
-/// `WITH`, so the `INSERT` is written out here, from the schema's names.
+/// `WITH updated AS (<update>), inserted AS (INSERT INTO moves … SELECT
+/// <the move> FROM updated) SELECT <the seating> FROM updated AS matches`:
+/// the move is written with the row, or neither (the `UPDATE` returns one
+/// row or none), and the seating is read as the row was written. Diesel has
+/// no data-modifying `WITH`, so the rest is written out here, from the
+/// schema's names.
 struct WithMove<'a, U> {
     update: U,
     stored: &'a MoveRow,
@@ -358,7 +387,7 @@ impl<U: QueryFragment<Pg>> QueryFragment<Pg> for WithMove<'_, U> {
         let m = self.stored;
         out.push_sql("WITH updated AS (");
         self.update.walk_ast(out.reborrow())?;
-        out.push_sql(") INSERT INTO ");
+        out.push_sql("), inserted AS (INSERT INTO ");
         moves::table.walk_ast(out.reborrow())?;
         out.push_sql(" (");
         for (i, name) in [
@@ -392,8 +421,11 @@ impl<U: QueryFragment<Pg>> QueryFragment<Pg> for WithMove<'_, U> {
         out.push_bind_param::<Nullable<BigInt>, _>(&m.clock_ms)?;
         out.push_sql(", ");
         out.push_bind_param::<Bool, _>(&m.by_cpu)?;
-        out.push_sql(" FROM updated RETURNING ");
-        out.push_identifier(moves::ply::NAME)
+        // The seating's subqueries name `matches`: the updated row here.
+        out.push_sql(" FROM updated) SELECT ");
+        out.push_sql(SEATING_SQL);
+        out.push_sql(" FROM updated AS ");
+        matches::table.walk_ast(out.reborrow())
     }
 
     /// One shape whatever the values (the row's `SET` writes every column):
@@ -410,5 +442,5 @@ impl<U> QueryId for WithMove<'_, U> {
 }
 
 impl<U> Query for WithMove<'_, U> {
-    type SqlType = Integer;
+    type SqlType = SeatingColumns;
 }

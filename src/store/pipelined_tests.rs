@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
 
-use super::matches::{self, MatchRow, MoveRow};
+use super::matches::{self, MatchRow, MoveRow, Seating};
 use super::pipelined::{Guard, Pipeline};
 use super::scratch_pg::{migrated_with_one_match, with_scratch_url};
 use super::{DbConnection, connect_pg};
@@ -50,14 +50,15 @@ fn moves_of(conn: &mut DbConnection) -> usize {
 }
 
 /// Reads `m1` on a lease, lets `meanwhile` change it on `conn`, then
-/// writes the next move judged on the read: whether it was written.
+/// writes the next move judged on the read: the seating read with the
+/// write when it was written.
 async fn write_after(
     pipeline: &Pipeline,
     conn: &mut DbConnection,
     meanwhile: &str,
-) -> (bool, MatchRow) {
+) -> (Option<Seating>, MatchRow) {
     let mut lease = pipeline.lease().await.unwrap();
-    let (read, _) = lease.read("m1").await.unwrap().expect("m1");
+    let read = lease.read("m1").await.unwrap().expect("m1");
     if !meanwhile.is_empty() {
         conn.batch_execute(meanwhile).unwrap();
     }
@@ -72,9 +73,12 @@ fn a_move_is_written_with_its_row_only_onto_the_row_it_was_judged_on() {
         let mut conn = prepared(url);
         let pipeline = Pipeline::new(url, 1).unwrap();
         runtime().block_on(async {
-            // Unchanged: the move and the row, both written.
+            // Unchanged: the move and the row, both written, and the
+            // seating read with them.
             let (written, read) = write_after(&pipeline, &mut conn, "").await;
-            assert!(written);
+            let seating = written.expect("written");
+            assert_eq!(seating.names, [Some("ann".into()), Some("bob".into())]);
+            assert_eq!((seating.bots, seating.tournament), ([false, false], None));
             assert_eq!(moves_of(&mut conn), 1);
             let row = matches::get(&mut conn, "m1").unwrap().unwrap();
             assert_eq!((row.ply, row.version), (read.ply + 1, read.version + 1));
@@ -89,7 +93,7 @@ fn a_move_is_written_with_its_row_only_onto_the_row_it_was_judged_on() {
                 "UPDATE matches SET cpu_claimed_until = 5",
             ] {
                 let (written, read) = write_after(&pipeline, &mut conn, meanwhile).await;
-                assert!(!written, "written over `{meanwhile}`");
+                assert!(written.is_none(), "written over `{meanwhile}`");
                 assert_eq!(moves_of(&mut conn), 1, "a move kept over `{meanwhile}`");
                 let row = matches::get(&mut conn, "m1").unwrap().unwrap();
                 assert_eq!(row.ply, read.ply, "the row written over `{meanwhile}`");
@@ -102,18 +106,22 @@ fn a_move_is_written_with_its_row_only_onto_the_row_it_was_judged_on() {
             // A move the database refuses (its ply is stored already): the
             // row's update, in the same statement, is undone with it.
             let mut lease = pipeline.lease().await.unwrap();
-            let (read, _) = lease.read("m1").await.unwrap().expect("m1");
+            let read = lease.read("m1").await.unwrap().expect("m1");
             let (mut stored, after) = next_move(&read);
             stored.ply = 0;
             let written = lease.write(&stored, &after, &Guard::of(&read)).await;
-            assert!(!written.unwrap(), "a refused move is to be played again");
+            assert!(written.unwrap().is_none(), "a refused move is to be played again");
             drop(lease);
             let unchanged = matches::get(&mut conn, "m1").unwrap().unwrap();
             assert_eq!(unchanged.version, read.version, "the row's update undone");
 
-            // The one connection, back after each of those, still plays.
-            let (written, _) = write_after(&pipeline, &mut conn, "").await;
-            assert!(written);
+            // The one connection, back after each of those, still plays;
+            // the seating is read as it is when the move is written.
+            let renamed = "UPDATE players SET username = 'cat', bot = true WHERE id = 'p2'";
+            let (written, _) = write_after(&pipeline, &mut conn, renamed).await;
+            let seating = written.expect("written");
+            assert_eq!(seating.names, [Some("ann".into()), Some("cat".into())]);
+            assert_eq!(seating.bots, [false, true]);
         });
         assert_eq!(moves_of(&mut conn), 2);
     });
@@ -146,7 +154,7 @@ fn the_read_leaves_the_row_unlocked_and_a_cancelled_one_spoils_nothing() {
             assert!(cancelled.is_none(), "the read was still under way");
             drop(lease);
             let (written, _) = write_after(&pipeline, &mut conn, "").await;
-            assert!(written, "the next move plays");
+            assert!(written.is_some(), "the next move plays");
         });
         assert_eq!(moves_of(&mut conn), 1);
     });

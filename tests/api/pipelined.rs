@@ -8,7 +8,9 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::both_backends;
-use crate::support::{Backend, TestApp, TestConfig};
+use crate::common::http::{self, Player, Reply};
+
+use crate::support::{Backend, TestApp, TestConfig, addr};
 
 /// One pipelined connection, so a refusal that spoiled it or kept it
 /// would be seen by the next move.
@@ -47,6 +49,12 @@ both_backends! {
             Backend::Postgres | Backend::Sqlite => 0,
         };
         assert_eq!(pipelined(), expected);
+        // Of those, the third and fourth were judged on the row the move
+        // before had written, remembered, without reading it: the first
+        // had nothing remembered, and the resend took the remembered row
+        // (and needed more).
+        let remembered = if expected > 0 { 2 } else { 0 };
+        assert_eq!(app.ctx.metrics.counter("moves_remembered"), remembered);
         app.assert_consistent(&id).await;
     }
 
@@ -77,4 +85,76 @@ both_backends! {
         assert_eq!(resigned.body["result"]["winner"], "x");
         app.assert_consistent(&id).await;
     }
+}
+
+/// `player`'s move at `ply` on `address` (the base URL of an instance).
+async fn play_on(
+    app: &TestApp,
+    address: &str,
+    player: &Player,
+    id: &str,
+    ply: u64,
+    square: &str,
+) -> Reply {
+    let body = json!({"ply": ply, "address": addr(square)});
+    let url = format!("{address}/api/v1/matches/{id}/moves");
+    http::send(
+        &app.client,
+        "POST",
+        &url,
+        Some(body.to_string()),
+        Some(&player.token),
+        &[],
+    )
+    .await
+    .unwrap()
+}
+
+/// Two instances play one match in turn, each remembering the rows it
+/// wrote: a remembered row the other instance has moved on from is only a
+/// guess, so a move it would refuse is accepted when the match allows it,
+/// and a move it would accept is refused when the match does not.
+#[actix_web::test]
+async fn a_remembered_row_another_instance_moved_on_is_not_trusted() {
+    let Some(app) = TestApp::spawn_postgres().await else {
+        return;
+    };
+    if !app.ctx.config.db_prepared_statements {
+        return; // behind PgBouncer the pipeline is off
+    }
+    let (x, o) = (app.register("remx").await, app.register("remo").await);
+    let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+    let (b, b_ctx, _handle) = app.start_sibling().await;
+    let a = app.address.clone();
+    let remembered = |ctx: &uttt::service::Context| ctx.metrics.counter("moves_remembered");
+
+    play_on(&app, &a, &x, &id, 0, "4.4").await.expect(200);
+    // B plays the next two: the second on the row B wrote for the first.
+    play_on(&app, &b, &o, &id, 1, "4.0").await.expect(200);
+    play_on(&app, &b, &x, &id, 2, "0.4").await.expect(200);
+    assert_eq!((remembered(&app.ctx), remembered(&b_ctx)), (0, 1));
+
+    // A remembers the match at ply 1, where O's move at ply 3 is stale:
+    // it is judged on the match as it is, and played.
+    let played = play_on(&app, &a, &o, &id, 3, "4.8").await;
+    played.expect(200);
+    assert_eq!(played.body["ply"], 4);
+
+    // B remembers ply 3, where X's move at ply 4 is stale: played as well.
+    play_on(&app, &b, &x, &id, 4, "8.0").await.expect(200);
+
+    // A remembers ply 4, where X's move is legal; the match is at ply 5.
+    let refused = play_on(&app, &a, &x, &id, 4, "8.4").await;
+    refused.expect_problem(409, "stale_ply");
+    assert_eq!(refused.body["current_ply"], 5);
+    assert_eq!((remembered(&app.ctx), remembered(&b_ctx)), (0, 1));
+
+    let state = app.state(&x, &id).await;
+    assert_eq!(state["ply"], 5);
+    assert_eq!(
+        state["board"]["cells"].as_str().unwrap().chars().nth(76),
+        Some('.'),
+        "8.4 not played"
+    );
+    app.assert_consistent(&id).await;
 }

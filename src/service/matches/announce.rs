@@ -128,6 +128,11 @@ pub async fn announce_presence(ctx: &Context, match_id: &str) -> Result<bool> {
         .await?;
     match snap {
         Some(snap) => {
+            // A player's first move announces them, after its write: the
+            // row remembered for the next move is this one now.
+            if let Some(pipeline) = ctx.db.pipeline() {
+                super::pipelined::remember(pipeline, &snap.row);
+            }
             publish(ctx, &snap).await?;
             Ok(true)
         }

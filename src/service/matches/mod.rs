@@ -203,7 +203,16 @@ pub async fn play_move(
     let choice = Choice::Address(address);
     let started = Instant::now();
     let quick = match ctx.db.pipeline() {
-        Some(pipeline) => pipelined::play(pipeline, &id, &player, ply, &choice, lag_ms, now).await,
+        Some(pipeline) => {
+            let mv = pipelined::Move {
+                player: &player,
+                ply,
+                choice: &choice,
+                lag: lag_ms,
+                now,
+            };
+            pipelined::play(pipeline, &ctx.metrics, &id, &mv).await
+        }
         None => None,
     };
     let outcome = match quick {
