@@ -5,7 +5,9 @@
 -- the move, which reads the seating the answer shows. The row is read (the
 -- row alone) only when none is remembered: here, on a client's first
 -- transaction (run.sh starts every client with :version 0).
--- move-served.sql is a move without a remembered row.
+-- move-served.sql is a move without a remembered row. The names are
+-- aliased and set (\gset) only so that a write that found no row ends the
+-- run with an error instead of counting a transaction that wrote nothing.
 \set m :client_id + 1
 \if :version = 0
 SELECT "matches"."id", "matches"."mode", "matches"."ladder", "matches"."rated", "matches"."depth",
@@ -37,12 +39,12 @@ WITH updated AS (UPDATE "matches" SET "mode" = "mode", "ladder" = "ladder", "rat
 inserted AS (
 INSERT INTO "moves" ("match_id", "ply", "seat", "square", "played_at", "clock_ms", "by_cpu")
   SELECT 'pgb' || :m, :ply, 'x', 40, 1, NULL, false FROM updated)
-SELECT (SELECT username FROM players WHERE players.id = matches.x_player_id),
-  (SELECT username FROM players WHERE players.id = matches.o_player_id),
-  (SELECT bot FROM players WHERE players.id = matches.x_player_id),
-  (SELECT bot FROM players WHERE players.id = matches.o_player_id),
-  (SELECT tournament_id FROM tournament_games WHERE tournament_games.match_id = matches.id),
-  (SELECT round FROM tournament_games WHERE tournament_games.match_id = matches.id)
-  FROM updated AS "matches";
+SELECT (SELECT username FROM players WHERE players.id = matches.x_player_id) AS x_name,
+  (SELECT username FROM players WHERE players.id = matches.o_player_id) AS o_name,
+  (SELECT bot FROM players WHERE players.id = matches.x_player_id) AS x_bot,
+  (SELECT bot FROM players WHERE players.id = matches.o_player_id) AS o_bot,
+  (SELECT tournament_id FROM tournament_games WHERE tournament_games.match_id = matches.id) AS tournament,
+  (SELECT round FROM tournament_games WHERE tournament_games.match_id = matches.id) AS round
+  FROM updated AS "matches" \gset
 \set ply :ply + 1
 \set version :version + 1

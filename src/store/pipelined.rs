@@ -236,6 +236,12 @@ impl Pipeline {
 /// judged on it: the version, which every change of a match raises, and the
 /// columns two writers change without raising it (a player's deletion
 /// empties their seats; a CPU worker's claim marks the turn).
+///
+/// The rule it rests on, for every writer of `matches` (a migration or a
+/// hand-written `UPDATE` on a live database included): a change raises the
+/// version, or is to the columns here. A row judged on may be old (a
+/// remembered one, `store::remembered`), and the full-row write of a move
+/// judged on it would undo a change that did neither.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Guard {
     version: i32,

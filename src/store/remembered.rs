@@ -4,72 +4,120 @@
 //! Why it is safe: a remembered row is only a guess. The move judged on it
 //! is written by the pipeline's guarded statement (`store::pipelined`),
 //! which writes only onto a row whose version and unversioned columns are
-//! those remembered; every other change of a match raises its version, so
-//! such a row is the one remembered, column for column. When the guess is
-//! wrong nothing is written and the move is judged again on a fresh read.
+//! those remembered; every other change of a match raises its version
+//! (a rule for every writer of `matches`, migrations included: see
+//! `store::pipelined::Guard`), so such a row is the one remembered, column
+//! for column. When the guess is wrong nothing is written and the move is
+//! judged again on a fresh read.
 //!
-//! Bounded: two generations of at most [`GENERATION`] rows each. When the
-//! newer one is full it becomes the older and the older is let go, so a row
-//! recalled once in every [`GENERATION`] remembers is kept, and memory stays
-//! under two generations of rows.
+//! Bounded: two generations, each of at most [`GENERATION`] rows and
+//! [`GENERATION_BYTES`] of them. When the newer one is full it becomes the
+//! older and the older is let go, so a row is kept through at least a full
+//! generation of other rows, and memory stays under two generations.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
 use super::matches::MatchRow;
 
-/// How many rows a generation holds: about 1 KiB each, so at most some
-/// 8 MiB in all, and a match is kept through 4,096 other matches' moves.
+/// How many rows a generation holds at most: a match is kept through
+/// 4,096 other matches' moves.
 pub const GENERATION: usize = 4096;
 
+/// How many bytes of rows a generation holds at most (a depth-2 row is
+/// under 1 KiB, a depth-4 one up to some 11 KiB): at most 8 MiB in all.
+pub const GENERATION_BYTES: usize = 4 << 20;
+
 /// Rows remembered by match id (see the module's comment).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Remembered {
+    rows: usize,
+    bytes: usize,
     generations: Mutex<Generations>,
 }
 
 #[derive(Debug, Default)]
 struct Generations {
     newer: HashMap<String, MatchRow>,
+    newer_bytes: usize,
     older: HashMap<String, MatchRow>,
 }
 
+impl Default for Remembered {
+    fn default() -> Self {
+        Remembered::with_generation(GENERATION, GENERATION_BYTES)
+    }
+}
+
+/// About what a row takes in memory.
+fn size_of_row(row: &MatchRow) -> usize {
+    std::mem::size_of::<MatchRow>() + row.position.capacity() + 128
+}
+
 impl Remembered {
-    /// Takes the row remembered for match `id`, if any: a row is used by
-    /// one move at most, and remembered again only once written.
-    pub fn take(&self, id: &str) -> Option<MatchRow> {
-        let mut g = self
-            .generations
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        g.newer.remove(id).or_else(|| g.older.remove(id))
-    }
-
-    /// Remembers `row` as its match's latest, in place of any earlier one.
-    pub fn put(&self, row: MatchRow) {
-        let mut g = self
-            .generations
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let id = row.id.as_str().to_owned();
-        g.older.remove(&id);
-        if g.newer.len() >= GENERATION && !g.newer.contains_key(&id) {
-            g.older = std::mem::take(&mut g.newer);
+    /// Generations of at most `rows` rows and `bytes` bytes each.
+    #[must_use]
+    pub fn with_generation(rows: usize, bytes: usize) -> Remembered {
+        Remembered {
+            rows,
+            bytes,
+            generations: Mutex::default(),
         }
-        g.newer.insert(id, row);
     }
 
-    /// Forgets match `id`'s row.
-    pub fn forget(&self, id: &str) {
-        drop(self.take(id));
+    fn lock(&self) -> std::sync::MutexGuard<'_, Generations> {
+        self.generations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Takes the row remembered for match `id`, if any: a row is used by
+    /// one move at most, and remembered again once written or read.
+    pub fn take(&self, id: &str) -> Option<MatchRow> {
+        let mut g = self.lock();
+        match g.newer.remove(id) {
+            Some(row) => {
+                g.newer_bytes = g.newer_bytes.saturating_sub(size_of_row(&row));
+                Some(row)
+            }
+            None => g.older.remove(id),
+        }
+    }
+
+    /// Remembers `row` as its match's latest, unless a later version of it
+    /// is remembered already.
+    pub fn put(&self, row: MatchRow) {
+        let size = size_of_row(&row);
+        let let_go = {
+            let mut g = self.lock();
+            let id = row.id.as_str();
+            let kept = g.newer.get(id).or_else(|| g.older.get(id));
+            if kept.is_some_and(|kept| kept.version > row.version) {
+                return;
+            }
+            g.older.remove(id);
+            if let Some(earlier) = g.newer.remove(id) {
+                g.newer_bytes = g.newer_bytes.saturating_sub(size_of_row(&earlier));
+            }
+            let full = g.newer.len() >= self.rows || g.newer_bytes + size > self.bytes;
+            let let_go = if full && !g.newer.is_empty() {
+                let newer = std::mem::take(&mut g.newer);
+                g.newer_bytes = 0;
+                Some(std::mem::replace(&mut g.older, newer))
+            } else {
+                None
+            };
+            g.newer_bytes += size;
+            g.newer.insert(id.to_owned(), row);
+            let_go
+        };
+        // Freed after the lock is let go: thousands of rows.
+        drop(let_go);
     }
 
     /// How many rows are remembered.
     pub fn len(&self) -> usize {
-        let g = self
-            .generations
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let g = self.lock();
         g.newer.len() + g.older.len()
     }
 
@@ -127,35 +175,67 @@ mod tests {
     }
 
     #[test]
-    fn a_row_is_taken_once_and_the_latest_put_wins() {
+    fn a_row_is_taken_once_and_only_a_later_version_replaces_it() {
         let r = Remembered::default();
         r.put(row("a", 1));
+        r.put(row("a", 3));
         r.put(row("a", 2));
         assert_eq!(r.len(), 1);
-        assert_eq!(r.take("a").unwrap().version, 2);
+        assert_eq!(r.take("a").unwrap().version, 3);
         assert!(r.take("a").is_none(), "taken twice");
-        r.put(row("b", 1));
-        r.forget("b");
         assert!(r.is_empty());
     }
 
-    proptest! {
-        #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn a_row_is_kept_through_a_generation_and_let_go_after_two() {
+        let r = Remembered::with_generation(4, usize::MAX);
+        r.put(row("a", 1));
+        for (i, id) in ["b", "c", "d", "e"].into_iter().enumerate() {
+            r.put(row(id, 1));
+            assert!(r.len() <= 8, "after {i} more");
+        }
+        assert_eq!(
+            r.take("a").map(|row| row.version),
+            Some(1),
+            "kept through 4 more"
+        );
+        r.put(row("a", 2));
+        for id in ["f", "g", "h", "i", "j", "k", "l", "m"] {
+            r.put(row(id, 1));
+        }
+        assert!(r.take("a").is_none(), "kept through 8 more");
+        assert!(r.len() <= 8);
+    }
 
-        /// Over any sequence of puts and takes: a take returns the latest
-        /// row put for its id since its last take, or nothing when that row
-        /// was let go; rows are let go only after a whole generation of
-        /// other puts; and never more than two generations are held.
+    #[test]
+    fn a_generation_holds_its_bytes_at_most() {
+        let size = size_of_row(&row("a", 1));
+        let r = Remembered::with_generation(1000, 3 * size);
+        for i in 0..100 {
+            r.put(row(&i.to_string(), 1));
+            assert!(r.len() <= 6, "{} rows held", r.len());
+        }
+        assert!(r.take("99").is_some() && r.take("97").is_some());
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Over any sequence of puts and takes in generations of `n` rows:
+        /// a take returns the latest row put for its id since its last
+        /// take, or nothing when that row was let go; a row is let go only
+        /// after `n` later puts; and never more than `2 n` rows are held.
         #[test]
         fn takes_return_the_latest_put_and_memory_stays_bounded(
-            ops in proptest::collection::vec((any::<bool>(), 0u16..6000), 1..12_000),
+            n in 2usize..32,
+            ops in proptest::collection::vec((prop::bool::weighted(0.75), 0usize..128), 1..3000),
         ) {
-            let r = Remembered::default();
+            let r = Remembered::with_generation(n, usize::MAX);
             // The model: each id's latest version and the put count when it was put.
             let mut latest: HashMap<String, (i32, usize)> = HashMap::new();
             let mut puts = 0usize;
             for (i, (put, key)) in ops.into_iter().enumerate() {
-                let id = key.to_string();
+                let id = (key % (4 * n)).to_string();
                 let version = i32::try_from(i).unwrap();
                 if put {
                     puts += 1;
@@ -165,16 +245,13 @@ mod tests {
                     let got = r.take(&id).map(|row| row.version);
                     match latest.remove(&id) {
                         None => prop_assert_eq!(got, None),
-                        Some((version, at)) => {
-                            if puts - at < GENERATION {
-                                prop_assert_eq!(got, Some(version), "let go too soon");
-                            } else {
-                                prop_assert!(got.is_none() || got == Some(version));
-                            }
+                        Some((version, at)) if puts - at <= n => {
+                            prop_assert_eq!(got, Some(version), "let go too soon");
                         }
+                        Some((version, _)) => prop_assert!(got.is_none() || got == Some(version)),
                     }
                 }
-                prop_assert!(r.len() <= 2 * GENERATION);
+                prop_assert!(r.len() <= 2 * n);
             }
         }
     }

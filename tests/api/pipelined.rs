@@ -143,12 +143,14 @@ async fn a_remembered_row_another_instance_moved_on_is_not_trusted() {
     // B remembers ply 3, where X's move at ply 4 is stale: played as well.
     play_on(&app, &b, &x, &id, 4, "8.0").await.expect(200);
 
-    // A remembers ply 4, where X's move is legal; the match is at ply 5.
+    // A remembers ply 4, where X's move is legal; the match is at ply 5
+    // (the move would be refused by its ply's key, whatever the guard;
+    // judged on the read, an earlier ply is a possible resend, answered
+    // on the locked path).
     let refused = play_on(&app, &a, &x, &id, 4, "8.4").await;
     refused.expect_problem(409, "stale_ply");
     assert_eq!(refused.body["current_ply"], 5);
     assert_eq!((remembered(&app.ctx), remembered(&b_ctx)), (0, 1));
-
     let state = app.state(&x, &id).await;
     assert_eq!(state["ply"], 5);
     assert_eq!(
@@ -156,5 +158,37 @@ async fn a_remembered_row_another_instance_moved_on_is_not_trusted() {
         Some('.'),
         "8.4 not played"
     );
+
+    // A refused move's read is remembered: X out of turn, then O's move
+    // on A is one statement.
+    play_on(&app, &a, &x, &id, 5, "0.0")
+        .await
+        .expect_problem(409, "not_your_turn");
+    play_on(&app, &a, &o, &id, 5, "0.0").await.expect(200);
+    assert_eq!(remembered(&app.ctx), 1);
+
+    // O resigns on B, at the same ply: A's remembered row, where X's move
+    // at ply 6 is legal and its ply free, differs from the match in its
+    // version and status alone. The move is refused as the match stands.
+    let resign = format!("{b}/api/v1/matches/{id}/resign");
+    http::send(
+        &app.client,
+        "POST",
+        &resign,
+        Some("{}".into()),
+        Some(&o.token),
+        &[],
+    )
+    .await
+    .unwrap()
+    .expect(200);
+    play_on(&app, &a, &x, &id, 6, "0.8")
+        .await
+        .expect_problem(409, "match_over");
+    let state = app.state(&x, &id).await;
+    assert_eq!(state["status"], "finished");
+    assert_eq!(state["ply"], 6);
+    assert_eq!(state["result"]["winner"], "x");
+    assert_eq!(remembered(&app.ctx), 1);
     app.assert_consistent(&id).await;
 }

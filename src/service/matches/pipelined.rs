@@ -78,8 +78,14 @@ pub(super) async fn play(
         }
     };
     let guard = Guard::of(&row);
+    let read = row.clone();
     match judge(&mut row, mv) {
-        Err(refusal) => Some(Err(refusal)),
+        Err(refusal) => {
+            // Judged on it, the next move need not read it again (a refused
+            // move, played out of turn, say, took the remembered row).
+            remember(pipeline, &read);
+            Some(Err(refusal))
+        }
         Ok(Quick::Slow) => None,
         Ok(Quick::Write(stored)) => match write(&mut lease, pipeline, &stored, row, &guard).await {
             Written::Done(outcome) => Some(*outcome),
@@ -118,8 +124,8 @@ async fn write(
     }
 }
 
-/// Remembers `row`, committed just now, for the next move of its match
-/// when that move is a player's. (A CPU's turn is written by a CPU worker,
+/// Remembers `row`, as committed (written or read just now), for the next
+/// move of its match when that move is a player's. (A CPU's turn is written by a CPU worker,
 /// which would leave the remembered row stale.)
 pub(super) fn remember(pipeline: &Pipeline, row: &MatchRow) {
     let players_turn = !row.awaiting_cpu
