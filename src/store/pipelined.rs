@@ -1,9 +1,9 @@
 //! A player's move on PostgreSQL in two round trips and two statements,
 //! instead of five of each: the read of the match row, then one statement
 //! that writes the row and the move together, provided the row is as it was
-//! read, and reads the seating the answer shows. When the row was written
-//! here by the match's previous move, it is remembered (`store::remembered`)
-//! and the read is skipped: one statement, one round trip. The statements
+//! read, and reads the seating the answer shows. When this instance
+//! remembers the row (the match's previous move wrote or read it here:
+//! `store::remembered`), the read is skipped: one statement, one round trip. The statements
 //! are built by diesel and sent over tokio-postgres (diesel-async),
 //! prepared once per connection.
 //!
@@ -94,7 +94,7 @@ pub struct Pipeline {
     permits: Semaphore,
     /// Set by a failed connect: until then, moves take the pool's connections.
     resting_until: Mutex<Option<Instant>>,
-    /// Rows as last written here, for the next move's judgement.
+    /// Rows as last written or read here, for the next move's judgement.
     remembered: Remembered,
 }
 
@@ -208,15 +208,10 @@ impl Pipeline {
         self.remembered.take(id)
     }
 
-    /// Remembers `row`, just written by [`Lease::write`], for the next move.
+    /// Remembers `row`, as committed (written by [`Lease::write`], or read
+    /// or written just now by another path), for the next move.
     pub fn remember(&self, row: MatchRow) {
         self.remembered.put(row);
-    }
-
-    /// How many rows are remembered.
-    #[must_use]
-    pub fn remembered(&self) -> usize {
-        self.remembered.len()
     }
 
     async fn connect(&self) -> Result<AsyncPgConnection, StoreError> {

@@ -1,5 +1,6 @@
-//! Match rows as this instance last wrote them over the pipeline, so that
-//! the next move of a match may be judged without reading its row again.
+//! Match rows as this instance last wrote (or read) them, so that the next
+//! move of a match may be judged over the pipeline without reading its row
+//! again.
 //!
 //! Why it is safe: a remembered row is only a guess. The move judged on it
 //! is written by the pipeline's guarded statement (`store::pipelined`),
