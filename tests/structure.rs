@@ -1,7 +1,9 @@
 //! The shape of the crate, read from its sources: the modules of
 //! `src/service` import each other without a cycle, and the pure core
 //! (`rules`, `cpu`, `rating`, `clock`, `tournament`) imports nothing of the
-//! layers above it nor any I/O crate (ARCHITECTURE.md, "Layers").
+//! layers above it nor any I/O crate (ARCHITECTURE.md, "Layers"); and
+//! every writer of `matches`, in the code and in migrations, keeps the rule
+//! a pipelined move's guard rests on (`store::pipelined::Guard`).
 //!
 //! Imports are read from `use` declarations and from paths in code
 //! (`crate::service::…`, `super::…`, `self::…`, and a parent naming its own
@@ -446,4 +448,242 @@ fn the_pure_core_imports_no_layer_above_it_and_no_io_crate() {
         offences.is_empty(),
         "the pure core reaches out: {offences:#?}"
     );
+}
+
+/// Every `UPDATE` of `matches` in the code, by file (under `src/`) and
+/// function, with why it keeps the rule a pipelined move's guard rests on
+/// (`store::pipelined::Guard`): a change raises the version, or changes only
+/// the guarded columns. A move judged on a remembered row writes the whole
+/// row back, so a writer that did neither would be undone by it. A new
+/// writer fails `every_writer_of_matches_is_one_the_guard_knows` until it is
+/// added here, its reason checked.
+const MATCH_WRITERS: &[(&str, &str, &str)] = &[
+    (
+        "store/matches.rs",
+        "save",
+        "the whole row, its version raised by the caller's change (play, resign, presence, dropout)",
+    ),
+    (
+        "store/matches.rs",
+        "mark_cpu_claimed",
+        "cpu_claimed_until only: guarded",
+    ),
+    (
+        "store/players.rs",
+        "delete",
+        "x_player_id / o_player_id only: guarded",
+    ),
+    (
+        "store/pipelined.rs",
+        "write",
+        "the guarded write itself: the whole row, its version raised by the move",
+    ),
+];
+
+/// `UPDATE matches` statements of migrations that raise no version, each
+/// with why that is safe: (migration directory, reason).
+const MIGRATIONS_KEEPING_THE_VERSION: &[(&str, &str)] = &[(
+    "2026-12-24-000001_tournament_mode",
+    "older than remembered rows (2026-12-06): no instance that ran before it remembered a row",
+)];
+
+/// The function whose body holds byte `at` of `code`: the name after the last `fn ` before it.
+fn enclosing_fn(code: &str, at: usize) -> String {
+    let before = &code[..at];
+    let mut from = before.len();
+    while let Some(found) = before[..from].rfind("fn ") {
+        let preceded = before[..found]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+        if preceded {
+            return before[found + 3..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+        }
+        from = found;
+    }
+    String::new()
+}
+
+/// The text inside the parentheses that open at byte `open` of `code`.
+fn parenthesised(code: &str, open: usize) -> &str {
+    let mut depth = 0usize;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return &code[open + 1..open + i];
+                }
+            }
+            _ => {}
+        }
+    }
+    &code[open + 1..]
+}
+
+/// `(file under src/, function)` of every diesel `update(…)` whose target
+/// names `matches::table`, and of every SQL text that updates `matches`.
+fn match_writers() -> BTreeSet<(String, String)> {
+    let mut found = BTreeSet::new();
+    let tests = test_only_files();
+    for file in files(&src()).into_iter().filter(|f| !tests.contains(f)) {
+        let rel = file
+            .strip_prefix(src())
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let code = code_of(&file);
+        let mut from = 0;
+        while let Some(at) = code[from..].find("update(").map(|i| i + from) {
+            let word_start = code[..at]
+                .chars()
+                .next_back()
+                .is_none_or(|c| !c.is_alphanumeric() && c != '_');
+            let open = at + "update".len();
+            if word_start && parenthesised(&code, open).contains("matches::table") {
+                found.insert((rel.clone(), enclosing_fn(&code, at)));
+            }
+            from = open;
+        }
+        // SQL written as text (`sql_query`), which `code_of` blanks out;
+        // comments are not read.
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let lower = line.to_lowercase();
+            let sql = ["update matches", "update \"matches\""]
+                .iter()
+                .any(|p| lower.contains(p));
+            if sql && !line.trim_start().starts_with("//") {
+                found.insert((rel.clone(), enclosing_fn(&text, offset)));
+            }
+            offset += line.len();
+        }
+    }
+    found
+}
+
+/// The files under `src/` that are modules declared `#[cfg(test)] mod name;`.
+fn test_only_files() -> BTreeSet<PathBuf> {
+    let mut out = BTreeSet::new();
+    for file in files(&src()) {
+        let text = std::fs::read_to_string(&file).unwrap();
+        // A `mod.rs` or `lib.rs` declares children beside it; `a.rs`, under `a/`.
+        let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let dir = if stem == "mod" || stem == "lib" {
+            file.parent().unwrap().to_path_buf()
+        } else {
+            file.parent().unwrap().join(&stem)
+        };
+        for (at, _) in text.match_indices("#[cfg(test)]") {
+            let rest = text[at + "#[cfg(test)]".len()..].trim_start();
+            let Some(declared) = rest.strip_prefix("mod ") else {
+                continue;
+            };
+            let name: String = declared
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if declared[name.len()..].trim_start().starts_with(';') {
+                out.insert(dir.join(format!("{name}.rs")));
+            }
+        }
+    }
+    out
+}
+
+/// The `UPDATE matches …;` statements of `sql`, lower-cased.
+fn match_updates(sql: &str) -> Vec<String> {
+    let lower = sql.to_lowercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = ["update matches", "update \"matches\""]
+        .iter()
+        .filter_map(|p| lower[from..].find(p).map(|i| i + from))
+        .min()
+    {
+        let end = lower[at..].find(';').map_or(lower.len(), |i| at + i);
+        out.push(lower[at..end].to_owned());
+        from = end;
+    }
+    out
+}
+
+/// Whether an `UPDATE` statement's text raises the version by one.
+fn raises_version(statement: &str) -> bool {
+    let squeezed: String = statement
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '"')
+        .collect();
+    squeezed.contains("version=version+1")
+}
+
+#[test]
+fn every_writer_of_matches_is_one_the_guard_knows() {
+    let found = match_writers();
+    let known: BTreeSet<(String, String)> = MATCH_WRITERS
+        .iter()
+        .map(|(file, function, _)| ((*file).to_owned(), (*function).to_owned()))
+        .collect();
+    assert!(
+        found == known,
+        "writers of `matches` changed: found {found:#?}, known {known:#?}. A writer must raise \
+         the version or change only the columns of `store::pipelined::Guard`; add it to \
+         MATCH_WRITERS with the reason (or remove one that is gone)"
+    );
+}
+
+#[test]
+fn every_migration_that_updates_matches_raises_the_version() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+    let mut statements = 0;
+    let mut offences = Vec::new();
+    for backend in ["postgres", "sqlite"] {
+        for entry in std::fs::read_dir(root.join(backend)).unwrap() {
+            let dir = entry.unwrap().path();
+            let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let excused = MIGRATIONS_KEEPING_THE_VERSION
+                .iter()
+                .any(|(migration, _)| *migration == name);
+            for file in ["up.sql", "down.sql"] {
+                let Ok(sql) = std::fs::read_to_string(dir.join(file)) else {
+                    continue;
+                };
+                for statement in match_updates(&sql) {
+                    statements += 1;
+                    if !excused && !raises_version(&statement) {
+                        offences.push(format!("{backend}/{name}/{file}: {statement}"));
+                    }
+                }
+            }
+        }
+    }
+    // The excused migration's four statements were read: the scan works.
+    assert!(statements >= 4, "read {statements} UPDATEs of matches");
+    assert!(
+        offences.is_empty(),
+        "a migration updates matches without `version = version + 1` (see \
+         store::pipelined::Guard): {offences:#?}"
+    );
+}
+
+#[test]
+fn the_writer_scan_sees_a_diesel_update_a_sql_update_and_the_version_raised() {
+    let code = "fn keep() { diesel::update(matches::table.find(id)).set(x) }\n\
+                fn other() { diesel::update(players::table).set(y) }";
+    let at = code.find("update(").unwrap();
+    assert!(parenthesised(code, at + "update".len()).contains("matches::table"));
+    assert_eq!(enclosing_fn(code, at), "keep");
+    let second = code.rfind("update(").unwrap();
+    assert!(!parenthesised(code, second + "update".len()).contains("matches::table"));
+    let sql = "UPDATE matches SET mode = 'x' WHERE id = 1;\n\
+               UPDATE \"matches\" SET a = 1, \"version\" = \"version\" + 1;\nSELECT 1;";
+    let updates = match_updates(sql);
+    assert_eq!(updates.len(), 2);
+    assert!(!raises_version(&updates[0]));
+    assert!(raises_version(&updates[1]));
 }

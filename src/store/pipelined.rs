@@ -236,7 +236,9 @@ impl Pipeline {
 /// hand-written `UPDATE` on a live database included): a change raises the
 /// version, or is to the columns here. A row judged on may be old (a
 /// remembered one, `store::remembered`), and the full-row write of a move
-/// judged on it would undo a change that did neither.
+/// judged on it would undo a change that did neither. `tests/structure.rs`
+/// lists the code's writers and fails on a new one, and on a migration's
+/// `UPDATE` of `matches` that does not raise the version.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Guard {
     version: i32,
