@@ -182,6 +182,10 @@ pub async fn serve_until_signal(bound: Bound) -> anyhow::Result<()> {
         _ = int.recv() => tracing::info!("SIGINT: shutting down"),
     }
     shutdown.trigger();
+    // While the HTTP workers, whose runtimes run their sockets, still run.
+    if let Some(pipeline) = bound.ctx.db.pipeline() {
+        pipeline.close(std::time::Duration::from_secs(1)).await;
+    }
     handle.stop(true).await;
     server.await??;
     // A worker dropped mid-tick would leave its broker lock until the lock's

@@ -26,7 +26,8 @@
 //! synchronous path. A move's judgement thus rests on the row as it is when
 //! the move is written, as under the lock.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
@@ -96,6 +97,25 @@ pub struct Pipeline {
     resting_until: Mutex<Option<Instant>>,
     /// Rows as last written or read here, for the next move's judgement.
     remembered: Remembered,
+    /// The connections whose sockets are still open.
+    open: Arc<Open>,
+    /// Set by [`Pipeline::close`]: no connection is leased or kept idle.
+    closed: AtomicBool,
+}
+
+/// A count of the pipelined connections whose socket tasks still run, and
+/// a wake-up for [`Pipeline::close`] when the last one ends.
+#[derive(Debug, Default)]
+struct Open {
+    count: AtomicUsize,
+    ended: tokio::sync::Notify,
+}
+
+impl Open {
+    fn count(&self) -> usize {
+        // Named in full: diesel-async's `RunQueryDsl::load` is in scope.
+        AtomicUsize::load(&self.count, Ordering::SeqCst)
+    }
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -148,7 +168,41 @@ impl Pipeline {
             permits: Semaphore::new(size),
             resting_until: Mutex::new(None),
             remembered: Remembered::default(),
+            open: Arc::default(),
+            closed: AtomicBool::new(false),
         })
+    }
+
+    /// Whether [`Pipeline::close`] was called: moves take the pool's connections.
+    pub fn is_closed(&self) -> bool {
+        AtomicBool::load(&self.closed, Ordering::SeqCst)
+    }
+
+    /// Closes every pipelined connection, each with PostgreSQL's `Terminate`
+    /// (the server is stopping): the idle ones now, a leased one when its
+    /// move is done; leases are refused from now on. Waits until their
+    /// sockets are closed, at most `wait`.
+    pub async fn close(&self, wait: Duration) {
+        self.closed.store(true, Ordering::SeqCst);
+        let idle = std::mem::take(&mut *self.idle.lock().unwrap_or_else(PoisonError::into_inner));
+        drop(idle);
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            let ended = self.open.ended.notified();
+            tokio::pin!(ended);
+            // Registered before the count is read, so the last end is not missed.
+            ended.as_mut().enable();
+            if self.open.count() == 0 {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, ended).await.is_err() {
+                tracing::warn!(
+                    open = self.open.count(),
+                    "pipelined connections still open when the server stopped"
+                );
+                return;
+            }
+        }
     }
 
     /// A connection for one move, opened if none is idle.
@@ -156,6 +210,11 @@ impl Pipeline {
     /// # Errors
     /// `Unavailable` when no connection can be opened.
     pub async fn lease(&self) -> Result<Lease<'_>, StoreError> {
+        if self.is_closed() {
+            return Err(StoreError::Unavailable(
+                "pipelined connections closed: the server is stopping".into(),
+            ));
+        }
         let resting = *self
             .resting_until
             .lock()
@@ -221,7 +280,22 @@ impl Pipeline {
                 .await
                 .map_err(|_| unavailable("timed out".into()))?
                 .map_err(|e| unavailable(e.to_string()))?;
-        AsyncPgConnection::try_from_client_and_connection(client, connection)
+        // The socket is driven here rather than by diesel-async, whose task
+        // stops the moment its connection is dropped, before the client's
+        // `Terminate` goes out: PostgreSQL then logs a lost client ("connection
+        // reset by peer") and counts the session abandoned. Driven to its
+        // end, a dropped client's connection says goodbye first.
+        let open = Arc::clone(&self.open);
+        open.count.fetch_add(1, Ordering::SeqCst);
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "a pipelined connection ended with an error");
+            }
+            if open.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+                open.ended.notify_waiters();
+            }
+        });
+        AsyncPgConnection::try_from(client)
             .await
             .map_err(|e| unavailable(e.to_string()))
     }
@@ -261,8 +335,8 @@ impl Guard {
 }
 
 /// A pipelined connection leased for one move; it goes back to the pool
-/// when dropped, unless it was lost or dropped while a statement was under
-/// way (its request was cancelled). tokio-postgres discards a dropped
+/// when dropped, unless it was lost, or dropped while a statement was under
+/// way (its request was cancelled), or the pipeline was closed meanwhile. tokio-postgres discards a dropped
 /// request's answer, but what diesel-async's state is after a call dropped
 /// half way is not part of its contract, so such a connection is closed.
 pub struct Lease<'a> {
@@ -276,7 +350,8 @@ pub struct Lease<'a> {
 
 impl Drop for Lease<'_> {
     fn drop(&mut self) {
-        if let Some(conn) = self.conn.take().filter(|_| !self.in_flight) {
+        let reusable = !self.in_flight && !self.pipeline.is_closed();
+        if let Some(conn) = self.conn.take().filter(|_| reusable) {
             self.pipeline
                 .idle
                 .lock()

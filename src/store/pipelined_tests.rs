@@ -159,3 +159,78 @@ fn the_read_leaves_the_row_unlocked_and_a_cancelled_one_spoils_nothing() {
         assert_eq!(moves_of(&mut conn), 1);
     });
 }
+
+/// This database's sessions that ended with their client lost (no
+/// `Terminate`), and its backends other than `conn`'s.
+fn abandoned_and_others(conn: &mut DbConnection) -> (i64, i64) {
+    use diesel::RunQueryDsl;
+    use diesel::sql_types::BigInt;
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = BigInt)]
+        abandoned: i64,
+        #[diesel(sql_type = BigInt)]
+        others: i64,
+    }
+    let DbConnection::Pg(pg) = conn else {
+        unreachable!("a PostgreSQL test")
+    };
+    // Statistics are read as a snapshot per transaction: cleared first.
+    diesel::sql_query("SELECT pg_stat_clear_snapshot()")
+        .execute(pg)
+        .unwrap();
+    let row: Row = diesel::sql_query(
+        "SELECT (SELECT sessions_abandoned FROM pg_stat_database \
+           WHERE datname = current_database()) AS abandoned, \
+         (SELECT count(*) FROM pg_stat_activity \
+           WHERE datname = current_database() AND pid <> pg_backend_pid()) AS others",
+    )
+    .get_result(pg)
+    .unwrap();
+    (row.abandoned, row.others)
+}
+
+#[test]
+fn closing_says_goodbye_to_postgresql_and_refuses_leases_after() {
+    with_scratch_url("uttt_pipe_close", |url| {
+        let mut conn = prepared(url);
+        let pipeline = Pipeline::new(url, 2).unwrap();
+        runtime().block_on(async {
+            let (abandoned, _) = abandoned_and_others(&mut conn);
+            // Two connections opened, used and idle; a third leased.
+            {
+                let mut a = pipeline.lease().await.unwrap();
+                let mut b = pipeline.lease().await.unwrap();
+                a.read("m1").await.unwrap().expect("m1");
+                b.read("m1").await.unwrap().expect("m1");
+            }
+            assert_eq!(abandoned_and_others(&mut conn).1, 2);
+            let mut leased = pipeline.lease().await.unwrap();
+            leased.read("m1").await.unwrap().expect("m1");
+            // Closed while one is leased: that one closes when its lease ends.
+            let closing = pipeline.close(Duration::from_secs(5));
+            tokio::pin!(closing);
+            assert!(
+                tokio::time::timeout(Duration::from_millis(300), closing.as_mut())
+                    .await
+                    .is_err(),
+                "close waits for the leased connection"
+            );
+            assert!(pipeline.is_closed());
+            drop(leased);
+            closing.await;
+            assert!(pipeline.lease().await.is_err(), "no lease after close");
+            // Every backend gone, and none counted as a lost client.
+            let mut now = abandoned_and_others(&mut conn);
+            for _ in 0..50 {
+                if now.1 == 0 {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                now = abandoned_and_others(&mut conn);
+            }
+            assert_eq!(now.1, 0, "the pipelined backends ended");
+            assert_eq!(now.0, abandoned, "sessions ended without a Terminate");
+        });
+    });
+}

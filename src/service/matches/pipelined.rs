@@ -47,6 +47,10 @@ pub(super) async fn play(
     id: &str,
     mv: &Move<'_>,
 ) -> Option<Result<MoveOutcome>> {
+    if pipeline.is_closed() {
+        // The server is stopping: its moves take the pool's connections.
+        return None;
+    }
     let mut lease = match pipeline.lease().await {
         Ok(lease) => lease,
         Err(e) => {
