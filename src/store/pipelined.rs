@@ -282,9 +282,9 @@ impl Pipeline {
                 .map_err(|e| unavailable(e.to_string()))?;
         // The socket is driven here rather than by diesel-async, whose task
         // stops the moment its connection is dropped, before the client's
-        // `Terminate` goes out: PostgreSQL then logs a lost client ("connection
-        // reset by peer") and counts the session abandoned. Driven to its
-        // end, a dropped client's connection says goodbye first.
+        // `Terminate` goes out: PostgreSQL then counts a lost client
+        // (`pg_stat_database.sessions_abandoned`). Driven to its end, a
+        // dropped client's connection says goodbye first.
         let open = Arc::clone(&self.open);
         open.count.fetch_add(1, Ordering::SeqCst);
         tokio::spawn(async move {
