@@ -487,6 +487,9 @@ const MIGRATIONS_KEEPING_THE_VERSION: &[(&str, &str)] = &[(
     "older than remembered rows (2026-12-06): no instance that ran before it remembered a row",
 )];
 
+/// How an SQL text, lower-cased, begins an `UPDATE` of `matches`.
+const MATCH_UPDATE: [&str; 2] = ["update matches", "update \"matches\""];
+
 /// The function whose body holds byte `at` of `code`: the name after the last `fn ` before it.
 fn enclosing_fn(code: &str, at: usize) -> String {
     let before = &code[..at];
@@ -555,9 +558,7 @@ fn match_writers() -> BTreeSet<(String, String)> {
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
             let lower = line.to_lowercase();
-            let sql = ["update matches", "update \"matches\""]
-                .iter()
-                .any(|p| lower.contains(p));
+            let sql = MATCH_UPDATE.iter().any(|p| lower.contains(p));
             if sql && !line.trim_start().starts_with("//") {
                 found.insert((rel.clone(), enclosing_fn(&text, offset)));
             }
@@ -601,7 +602,7 @@ fn match_updates(sql: &str) -> Vec<String> {
     let lower = sql.to_lowercase();
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(at) = ["update matches", "update \"matches\""]
+    while let Some(at) = MATCH_UPDATE
         .iter()
         .filter_map(|p| lower[from..].find(p).map(|i| i + from))
         .min()
