@@ -166,7 +166,8 @@ pub fn bind(ctx: Context) -> anyhow::Result<Bound> {
 /// Runs a bound server until SIGTERM or SIGINT, then shuts down gracefully:
 /// stop accepting connections, close event streams with a retry hint, let
 /// in-flight requests (and their transactions) finish, stop the workers
-/// (which release their broker locks at the end of the current tick).
+/// (which release their broker locks at the end of the current tick), and
+/// close the database connections.
 ///
 /// # Errors
 /// The server fails, or signals cannot be installed.
@@ -196,6 +197,14 @@ pub async fn serve_until_signal(bound: Bound) -> anyhow::Result<()> {
         .is_err()
     {
         tracing::warn!("workers still running after the grace period");
+    }
+    // Now rather than with the context's last copy, which an HTTP worker's
+    // thread drops after the server stopped, racing the process's exit.
+    let db = bound.ctx.db.clone();
+    let closed =
+        tokio::task::spawn_blocking(move || db.close(std::time::Duration::from_secs(1))).await;
+    if !matches!(closed, Ok(true)) {
+        tracing::warn!("database connections still in use at exit");
     }
     tracing::info!("stopped");
     Ok(())

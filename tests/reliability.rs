@@ -809,9 +809,9 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
 }
 
 #[actix_web::test]
-async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock() {
+async fn sigterm_closes_streams_releases_the_pairing_lock_and_says_goodbye_to_postgresql() {
     let Some(Setup {
-        db: _db,
+        db,
         dir,
         env,
         prefix,
@@ -826,6 +826,10 @@ async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock(
     let p = register(&http, &server.url(), "term_player").await;
     let mut events =
         EventStream::open_at(&server.url(), &http, "/api/v1/me/events", &p.token, None).await;
+    // Several pooled connections open at once.
+    let me = format!("{}/api/v1/me", server.url());
+    let statuses = read_burst(&http, &me, &p.token).await;
+    assert!(statuses.iter().all(|s| *s == Some(200)), "{statuses:?}");
     // Keep the pairing worker busy taking its lock.
     try_call(
         &http,
@@ -874,7 +878,53 @@ async fn sigterm_closes_streams_with_a_retry_hint_and_releases_the_pairing_lock(
         locks.push(key.unwrap());
     }
     assert!(locks.is_empty(), "broker locks left behind: {locks:?}");
+    // Every connection of the server ended with a Terminate: the pool is
+    // closed before the process exits, not cut by its exit.
+    let (backends, abandoned) = tokio::task::spawn_blocking(move || server_sessions_left(&db))
+        .await
+        .unwrap();
+    assert_eq!(backends, 0, "the server's backends ended");
+    assert_eq!(abandoned, 0, "sessions that ended without a Terminate");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Once `db`'s backends other than this check's own have ended (waiting up
+/// to 5 s): how many are left, and how many of the database's sessions
+/// ended with their client lost (no `Terminate`).
+fn server_sessions_left(db: &TestDatabase) -> (i64, i64) {
+    use diesel::RunQueryDsl;
+    use diesel::sql_types::BigInt;
+    #[derive(diesel::QueryableByName)]
+    struct Sessions {
+        #[diesel(sql_type = BigInt)]
+        backends: i64,
+        #[diesel(sql_type = BigInt)]
+        abandoned: i64,
+    }
+    let mut conn = uttt::store::connect_pg(&db.url).unwrap();
+    let mut read = || -> Sessions {
+        // Statistics are read as a snapshot per transaction: cleared first.
+        diesel::sql_query("SELECT pg_stat_clear_snapshot()")
+            .execute(&mut conn)
+            .unwrap();
+        diesel::sql_query(
+            "SELECT (SELECT count(*) FROM pg_stat_activity \
+               WHERE datname = current_database() AND pid <> pg_backend_pid()) AS backends, \
+             (SELECT sessions_abandoned FROM pg_stat_database \
+               WHERE datname = current_database()) AS abandoned",
+        )
+        .get_result(&mut conn)
+        .unwrap()
+    };
+    let mut now = read();
+    for _ in 0..50 {
+        if now.backends == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        now = read();
+    }
+    (now.backends, now.abandoned)
 }
 
 #[actix_web::test]

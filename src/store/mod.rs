@@ -25,7 +25,7 @@ pub mod tournaments;
 pub mod versus;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, CacheSize, SimpleConnection, TransactionManager};
@@ -115,6 +115,32 @@ pub struct Manager {
     prepared_statements: bool,
     /// How many connections were found lost so far (see [`TEST_AFTER_IDLE`]).
     losses: Arc<AtomicU64>,
+    /// Set by [`Db::close`]: no connection is opened or handed out after,
+    /// and one that comes back is closed.
+    closed: Arc<AtomicBool>,
+}
+
+/// The pool's connection errors (a database down, a refused login), logged
+/// as r2d2's own handler logs them, except those of a closed pool: it keeps
+/// trying to open its one idle connection, and is refused each time.
+#[derive(Debug)]
+struct PoolErrors {
+    closed: Arc<AtomicBool>,
+}
+
+impl diesel::r2d2::HandleError<diesel::r2d2::Error> for PoolErrors {
+    fn handle_error(&self, error: diesel::r2d2::Error) {
+        if !self.closed.load(Ordering::Relaxed) {
+            tracing::error!(%error, "database connection failed");
+        }
+    }
+}
+
+/// The error of a closed pool.
+fn pool_closed() -> diesel::r2d2::Error {
+    diesel::r2d2::Error::ConnectionError(diesel::ConnectionError::BadConnection(
+        "the database pool is closed".into(),
+    ))
 }
 
 /// A connection checked out of the pool this long after its last use is
@@ -189,7 +215,14 @@ impl diesel::r2d2::ManageConnection for Manager {
     fn connect(&self) -> Result<Pooled, Self::Error> {
         // Read before connecting: a loss counted meanwhile gets it tested.
         let seen_losses = self.losses.load(Ordering::Relaxed);
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(pool_closed());
+        }
         let conn = self.open()?;
+        // Closed while it opened: dropped here, so `Db::close` need not wait for it.
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(pool_closed());
+        }
         Ok(Pooled {
             conn,
             released: Instant::now(),
@@ -199,6 +232,9 @@ impl diesel::r2d2::ManageConnection for Manager {
     }
 
     fn is_valid(&self, pooled: &mut Pooled) -> Result<(), Self::Error> {
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(pool_closed());
+        }
         let losses = self.losses.load(Ordering::Relaxed);
         if pooled.seen_losses == losses && pooled.released.elapsed() < TEST_AFTER_IDLE {
             return Ok(());
@@ -212,7 +248,7 @@ impl diesel::r2d2::ManageConnection for Manager {
     }
 
     fn has_broken(&self, pooled: &mut Pooled) -> bool {
-        pooled.lost || pooled.conn.is_broken()
+        pooled.lost || self.closed.load(Ordering::Relaxed) || pooled.conn.is_broken()
     }
 }
 
@@ -281,6 +317,8 @@ pub struct Db {
     backend: Backend,
     /// The pool manager's count of lost connections.
     losses: Arc<AtomicU64>,
+    /// Whether [`Db::close`] was called (shared with the pool's manager).
+    closed: Arc<AtomicBool>,
     /// PostgreSQL connections for pipelined moves (see [`Db::with_pipeline`]).
     pipeline: Option<Arc<pipelined::Pipeline>>,
 }
@@ -324,6 +362,7 @@ impl Db {
             }
         };
         let losses = Arc::new(AtomicU64::new(0));
+        let closed = Arc::new(AtomicBool::new(false));
         // r2d2 calls `is_valid` on every checkout; it tests only the
         // connections that need it (see `TEST_AFTER_IDLE`).
         let pool = diesel::r2d2::Pool::builder()
@@ -331,15 +370,20 @@ impl Db {
             .min_idle(Some(1))
             .connection_timeout(Duration::from_secs(5))
             .test_on_check_out(true)
+            .error_handler(Box::new(PoolErrors {
+                closed: closed.clone(),
+            }))
             .build_unchecked(Manager {
                 database: database.clone(),
                 prepared_statements,
                 losses: losses.clone(),
+                closed: closed.clone(),
             });
         Ok(Db {
             pool,
             backend,
             losses,
+            closed,
             pipeline: None,
         })
     }
@@ -374,6 +418,36 @@ impl Db {
         self.pipeline.as_deref()
     }
 
+    /// Closes the pool for good (blocking): its idle connections at once,
+    /// each one in use when it comes back, waiting at most `wait` for those;
+    /// none is opened or handed out after. Returns whether every connection
+    /// was closed. A closed PostgreSQL connection says goodbye (libpq's
+    /// `Terminate`), and the last SQLite connection folds the write-ahead log
+    /// back into the database file. Without this the connections close when
+    /// the last copy of the pool is dropped, and at shutdown that is an HTTP
+    /// worker's thread tearing down its services after the server stopped,
+    /// racing the process's exit: PostgreSQL then logged "connection reset
+    /// by peer" for each connection. Pipelined connections close apart
+    /// ([`pipelined::Pipeline::close`]).
+    pub fn close(&self, wait: Duration) -> bool {
+        self.closed.store(true, Ordering::SeqCst);
+        let until = Instant::now() + wait;
+        loop {
+            // A closed pool's check-out test fails, so r2d2 closes every idle
+            // connection it meets; one handed out anyway is marked lost.
+            while let Some(mut conn) = self.pool.try_get() {
+                conn.lost = true;
+            }
+            if self.pool.state().connections == 0 {
+                return true;
+            }
+            if Instant::now() >= until {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
     /// The backend this pool talks to.
     pub fn backend(&self) -> Backend {
         self.backend
@@ -384,6 +458,9 @@ impl Db {
     /// # Errors
     /// `Unavailable` when no connection can be had.
     pub fn get(&self) -> Result<Checkout, StoreError> {
+        if self.closed.load(Ordering::Relaxed) {
+            return Err(StoreError::Unavailable(pool_closed().to_string()));
+        }
         self.pool
             .get()
             .map(|conn| Checkout {
@@ -608,6 +685,8 @@ mod migration_tests;
 mod paired_tests;
 #[cfg(test)]
 mod pipelined_tests;
+#[cfg(test)]
+mod pool_tests;
 #[cfg(test)]
 mod prepared_tests;
 #[cfg(test)]

@@ -11,7 +11,7 @@ use diesel::connection::SimpleConnection;
 
 use super::matches::{self, MatchRow, MoveRow, Seating};
 use super::pipelined::{Guard, Pipeline};
-use super::scratch_pg::{migrated_with_one_match, with_scratch_url};
+use super::scratch_pg::{abandoned_and_others, migrated_with_one_match, with_scratch_url};
 use super::{DbConnection, connect_pg};
 
 /// A connection to `url`'s database, migrated, with one active match `m1`.
@@ -158,36 +158,6 @@ fn the_read_leaves_the_row_unlocked_and_a_cancelled_one_spoils_nothing() {
         });
         assert_eq!(moves_of(&mut conn), 1);
     });
-}
-
-/// This database's sessions that ended with their client lost (no
-/// `Terminate`), and its backends other than `conn`'s.
-fn abandoned_and_others(conn: &mut DbConnection) -> (i64, i64) {
-    use diesel::RunQueryDsl;
-    use diesel::sql_types::BigInt;
-    #[derive(diesel::QueryableByName)]
-    struct Row {
-        #[diesel(sql_type = BigInt)]
-        abandoned: i64,
-        #[diesel(sql_type = BigInt)]
-        others: i64,
-    }
-    let DbConnection::Pg(pg) = conn else {
-        unreachable!("a PostgreSQL test")
-    };
-    // Statistics are read as a snapshot per transaction: cleared first.
-    diesel::sql_query("SELECT pg_stat_clear_snapshot()")
-        .execute(pg)
-        .unwrap();
-    let row: Row = diesel::sql_query(
-        "SELECT (SELECT sessions_abandoned FROM pg_stat_database \
-           WHERE datname = current_database()) AS abandoned, \
-         (SELECT count(*) FROM pg_stat_activity \
-           WHERE datname = current_database() AND pid <> pg_backend_pid()) AS others",
-    )
-    .get_result(pg)
-    .unwrap();
-    (row.abandoned, row.others)
 }
 
 #[test]

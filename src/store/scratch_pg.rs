@@ -104,3 +104,33 @@ pub fn migrated_with_one_match(conn: &mut DbConnection, id: &str) {
     ))
     .unwrap();
 }
+
+/// This database's sessions that ended with their client lost (no
+/// `Terminate`), and its backends other than `conn`'s.
+pub fn abandoned_and_others(conn: &mut DbConnection) -> (i64, i64) {
+    use diesel::RunQueryDsl;
+    use diesel::sql_types::BigInt;
+    #[derive(diesel::QueryableByName)]
+    struct Row {
+        #[diesel(sql_type = BigInt)]
+        abandoned: i64,
+        #[diesel(sql_type = BigInt)]
+        others: i64,
+    }
+    let DbConnection::Pg(pg) = conn else {
+        unreachable!("a PostgreSQL test")
+    };
+    // Statistics are read as a snapshot per transaction: cleared first.
+    diesel::sql_query("SELECT pg_stat_clear_snapshot()")
+        .execute(pg)
+        .unwrap();
+    let row: Row = diesel::sql_query(
+        "SELECT (SELECT sessions_abandoned FROM pg_stat_database \
+           WHERE datname = current_database()) AS abandoned, \
+         (SELECT count(*) FROM pg_stat_activity \
+           WHERE datname = current_database() AND pid <> pg_backend_pid()) AS others",
+    )
+    .get_result(pg)
+    .unwrap();
+    (row.abandoned, row.others)
+}
