@@ -207,6 +207,34 @@ fn client() -> awc::Client {
         .finish()
 }
 
+/// A classic untimed match between `x` (who opens a room on `base`) and
+/// `o` (who joins it): the room's code and the match's id.
+async fn room_match(http: &awc::Client, base: &str, x: &Player, o: &Player) -> (String, String) {
+    let room = try_call(
+        http,
+        "POST",
+        &format!("{base}/api/v1/rooms"),
+        Some(&json!({"depth": 2, "time_control": {"kind": "none"}})),
+        Some(&x.token),
+    )
+    .await
+    .unwrap()
+    .body;
+    let code = room["code"].as_str().unwrap().to_owned();
+    let joined = try_call(
+        http,
+        "POST",
+        &format!("{base}/api/v1/rooms/{code}/join"),
+        Some(&json!({})),
+        Some(&o.token),
+    )
+    .await
+    .unwrap()
+    .body;
+    let id = joined["match_id"].as_str().unwrap().to_owned();
+    (code, id)
+}
+
 /// Reads every match of the database and checks it: stored record = replay of the moves, result follows.
 async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::MatchRow> {
     let db = uttt::store::Db::new(
@@ -591,33 +619,8 @@ async fn acknowledged_moves_survive_kill_9_and_a_redis_restart() {
     for g in 0..8 {
         let a = register(&http, &base, &format!("cx_{g}")).await;
         let b = register(&http, &base, &format!("co_{g}")).await;
-        let room = try_call(
-            &http,
-            "POST",
-            &format!("{base}/api/v1/rooms"),
-            Some(&json!({"depth": 2, "time_control": {"kind": "none"}})),
-            Some(&a.token),
-        )
-        .await
-        .unwrap()
-        .body;
-        let code = room["code"].as_str().unwrap().to_owned();
-        let joined = try_call(
-            &http,
-            "POST",
-            &format!("{base}/api/v1/rooms/{code}/join"),
-            Some(&json!({})),
-            Some(&b.token),
-        )
-        .await
-        .unwrap()
-        .body;
-        games.push((
-            Some(code),
-            joined["match_id"].as_str().unwrap().to_owned(),
-            a,
-            b,
-        ));
+        let (code, id) = room_match(&http, &base, &a, &b).await;
+        games.push((Some(code), id, a, b));
     }
     let waiting = register(&http, &base, "c_waiting").await;
     let ticket = try_call(
@@ -950,28 +953,7 @@ async fn the_players_of_a_killed_instance_count_as_absent_within_the_lease_lifet
         register(&http, &b.url(), "lease_x").await,
         register(&http, &b.url(), "lease_o").await,
     );
-    let room = try_call(
-        &http,
-        "POST",
-        &format!("{}/api/v1/rooms", b.url()),
-        Some(&json!({"depth": 2, "time_control": {"kind": "none"}})),
-        Some(&x.token),
-    )
-    .await
-    .unwrap()
-    .body;
-    let code = room["code"].as_str().unwrap();
-    let joined = try_call(
-        &http,
-        "POST",
-        &format!("{}/api/v1/rooms/{code}/join", b.url()),
-        Some(&json!({})),
-        Some(&o.token),
-    )
-    .await
-    .unwrap()
-    .body;
-    let id = joined["match_id"].as_str().unwrap().to_owned();
+    let (_, id) = room_match(&http, &b.url(), &x, &o).await;
     let path = format!("/api/v1/matches/{id}/events");
     // X (to move) watches on A; O watches on B; nobody sends a heartbeat.
     let mut on_a = EventStream::open_at(&a.url(), &http, &path, &x.token, None).await;
@@ -1371,4 +1353,160 @@ fn busy_postgres_connections_at_exit() {
         ready.recv().unwrap();
     }
     std::thread::sleep(Duration::from_millis(20));
+}
+
+/// Holds the row lock of match `id` in `db` from a connection of its own
+/// until told to let go (sent on the returned channel); returns that
+/// connection's backend pid once the lock is held.
+fn lock_match_row(db_url: &str, id: &str) -> (i32, std::sync::mpsc::Sender<()>) {
+    use diesel::connection::SimpleConnection;
+    let (locked, held) = std::sync::mpsc::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let (url, id) = (db_url.to_owned(), id.to_owned());
+    std::thread::spawn(move || {
+        let mut conn = uttt::store::connect_pg(&url).unwrap();
+        conn.batch_execute(&format!(
+            "BEGIN; SELECT id FROM matches WHERE id = '{id}' FOR UPDATE"
+        ))
+        .unwrap();
+        locked.send(backend_pid(&mut conn)).unwrap();
+        let _ = released.recv();
+        conn.batch_execute("ROLLBACK").unwrap();
+    });
+    (held.recv().unwrap(), release)
+}
+
+fn backend_pid(conn: &mut diesel::PgConnection) -> i32 {
+    use diesel::RunQueryDsl;
+    diesel::select(diesel::dsl::sql::<diesel::sql_types::Integer>(
+        "pg_backend_pid()",
+    ))
+    .get_result(conn)
+    .unwrap()
+}
+
+/// Ends the one backend of `db_url`'s database (other than `spared`) that
+/// waits for a row lock, once there is one (waiting up to 10 s); returns
+/// whether it found one.
+fn end_the_backend_waiting_for_a_lock(db_url: &str, spared: i32) -> bool {
+    use diesel::RunQueryDsl;
+    #[derive(diesel::QueryableByName)]
+    struct Ended {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        ended: bool,
+    }
+    let mut conn = uttt::store::connect_pg(db_url).unwrap();
+    for _ in 0..500 {
+        let ended: Vec<Ended> = diesel::sql_query(format!(
+            // Materialized: pg_terminate_backend only on the rows that pass.
+            "WITH waiting AS MATERIALIZED (SELECT pid FROM pg_stat_activity \
+               WHERE datname = current_database() AND wait_event_type = 'Lock' \
+               AND pid NOT IN ({spared}, pg_backend_pid())) \
+             SELECT pg_terminate_backend(pid) AS ended FROM waiting"
+        ))
+        .load(&mut conn)
+        .unwrap();
+        if ended.iter().any(|e| e.ended) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// The moves stored for match `id`.
+fn stored_moves(db_url: &str, id: &str) -> usize {
+    let mut conn = uttt::store::DbConnection::Pg(uttt::store::connect_pg(db_url).unwrap());
+    uttt::store::matches::moves(&mut conn, id).unwrap().len()
+}
+
+#[actix_web::test]
+async fn a_move_whose_database_connection_is_lost_mid_write_is_written_once_or_not_at_all() {
+    let Some(setup) = setup("lost") else {
+        return;
+    };
+    let http = client();
+    // The pipelined path (the default): the write's fate is unknown to the
+    // server, which plays the move again under the row's lock, where a move
+    // already written would be a safe retry. Then the pool's locked path
+    // alone: its write is not asked twice (it may have committed), so the
+    // move is refused whole, with a 503 to try again.
+    for (pipeline, name, answer) in [("16", "pipelined", 200), ("0", "pooled", 503)] {
+        let mut env = setup.env.clone();
+        env.push(("UTTT_DB_PIPELINE_SIZE".into(), pipeline.into()));
+        let server = Server::start(free_port(), &env, &setup.dir.join(format!("{name}.log")));
+        server.ready(&http).await;
+        let base = server.url();
+        let x = register(&http, &base, &format!("lost_{name}_x")).await;
+        let o = register(&http, &base, &format!("lost_{name}_o")).await;
+        let (_, id) = room_match(&http, &base, &x, &o).await;
+        let moves = format!("{base}/api/v1/matches/{id}/moves");
+        let play = |token: String, ply: u32, address: [u8; 2]| {
+            let (http, url) = (http.clone(), moves.clone());
+            async move {
+                let body = json!({"ply": ply, "address": address});
+                try_call(&http, "POST", &url, Some(&body), Some(&token))
+                    .await
+                    .expect("the server answers")
+            }
+        };
+        for (token, ply, address) in [(&x.token, 0, [4, 4]), (&o.token, 1, [4, 0])] {
+            let reply = play(token.clone(), ply, address).await;
+            assert_eq!(reply.status, 200, "{name}: {}", reply.text);
+        }
+        // X's move (on the row the instance remembers from O's, when
+        // pipelined) waits for the row lock held here; its connection is
+        // then ended by the database, as by a restart or a failover.
+        let (locker, release) = {
+            let (url, id) = (setup.db.url.clone(), id.clone());
+            tokio::task::spawn_blocking(move || lock_match_row(&url, &id))
+                .await
+                .unwrap()
+        };
+        let ender = {
+            let url = setup.db.url.clone();
+            async move {
+                let ended = tokio::task::spawn_blocking(move || {
+                    end_the_backend_waiting_for_a_lock(&url, locker)
+                })
+                .await
+                .unwrap();
+                release.send(()).unwrap();
+                ended
+            }
+        };
+        let (reply, ended) =
+            futures_util::future::join(play(x.token.clone(), 2, [0, 4]), ender).await;
+        assert!(ended, "{name}: the move's write waited for the row lock");
+        assert_eq!(
+            reply.status.as_u16(),
+            answer,
+            "{name}: {}; log:\n{}",
+            reply.text,
+            server.log_tail()
+        );
+        if answer == 200 {
+            assert_eq!(reply.body["ply"], 3, "{name}: {}", reply.text);
+        } else {
+            assert_eq!(reply.body["code"], "unavailable", "{name}: {}", reply.text);
+            assert_eq!(
+                reply.header("content-type"),
+                Some("application/problem+json")
+            );
+            assert_eq!(
+                stored_moves(&setup.db.url, &id),
+                2,
+                "{name}: nothing written"
+            );
+            let again = play(x.token.clone(), 2, [0, 4]).await;
+            assert_eq!(again.status, 200, "{name}: played again: {}", again.text);
+        }
+        // Written once, and the game goes on.
+        assert_eq!(stored_moves(&setup.db.url, &id), 3, "{name}");
+        let next = play(o.token.clone(), 3, [4, 8]).await;
+        assert_eq!(next.status, 200, "{name}: {}", next.text);
+        assert_eq!(stored_moves(&setup.db.url, &id), 4, "{name}");
+    }
+    assert_database_consistent(&setup.db.url).await;
+    let _ = std::fs::remove_dir_all(&setup.dir);
 }

@@ -429,7 +429,13 @@ impl Lease<'_> {
             }
             // Refused by the database: the statement wrote nothing, and the
             // connection is as it was. (diesel-async reports a lost
-            // connection as a database error of these two kinds.)
+            // connection as a database error of these two kinds.) An error
+            // that ends the connection (PostgreSQL's FATAL, when its backend
+            // is ended by an administrator or a shutdown) comes here too, of
+            // an unknown kind; the caller's next statement on the lease, its
+            // fresh read, then fails, and the move is played on the pool,
+            // where a move already written is a safe retry
+            // (tests/reliability.rs ends a backend mid-write).
             Err(e @ diesel::result::Error::DatabaseError(kind, _))
                 if !matches!(
                     kind,
