@@ -263,8 +263,14 @@ pub async fn play(
         return Err(Error::Validation(errors).into());
     }
     let address = parse_address(&address);
-    let state = matches::play_move(&ctx, &player, id.into_inner(), ply, address, lag_ms).await?;
-    Ok(HttpResponse::Ok().json(state))
+    let played = matches::play_move(&ctx, &player, id.into_inner(), ply, address, lag_ms).await?;
+    // The text the state was published as: the same JSON, serialised once.
+    Ok(match played.json {
+        Some(json) => HttpResponse::Ok()
+            .content_type(actix_web::http::header::ContentType::json())
+            .body(json),
+        None => HttpResponse::Ok().json(played.state),
+    })
 }
 
 /// The address of a move body: coordinates 0..=8, root first. `None` when it

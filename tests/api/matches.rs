@@ -516,3 +516,30 @@ async fn on_shutdown_event_streams_close_with_a_retry_hint() {
         assert!(s.buffered().contains("retry: 1000\n"), "{:?}", s.buffered());
     }
 }
+
+both_backends! {
+    async fn a_moves_answer_is_json_and_the_state_its_stream_receives(app: TestApp) {
+        let (x, o) = (app.register("echo_x").await, app.register("echo_o").await);
+        let id = app.room_match(&x, &o, 2, NO_CLOCK()).await;
+        let mut stream =
+            EventStream::open(&app, &format!("/api/v1/matches/{id}/events"), &o.token, None).await;
+        stream
+            .state_where(Duration::from_secs(5), |s| s["ply"] == 0)
+            .await;
+        for (ply, mover, square) in [(0, &x, "4.4"), (1, &o, "4.0")] {
+            let reply = app.play(mover, &id, ply, square).await;
+            reply.expect(200);
+            assert_eq!(reply.header("content-type"), Some("application/json"));
+            let seen = stream
+                .state_where(Duration::from_secs(5), |s| s["ply"] == ply + 1)
+                .await;
+            // Apart from what a later re-publication (a presence change) moves.
+            let settled = |mut state: Value| {
+                state["version"] = Value::Null;
+                state["clocks"]["server_time"] = Value::Null;
+                state
+            };
+            assert_eq!(settled(seen), settled(reply.body.clone()), "ply {ply}");
+        }
+    }
+}

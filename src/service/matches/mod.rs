@@ -176,7 +176,8 @@ pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchStat
 
 /// Plays a move for the player `player_id` at `address` (`None`: the
 /// request named no square), whose client reports `lag_ms` of network time;
-/// see [`play::play`] for the rules.
+/// see [`play::play`] for the rules. Returns the new state with the JSON
+/// text it was published as.
 ///
 /// The player is taken from a checked token without a look-up: a move is
 /// accepted only from a player seated in the match row it is written to, and a seat
@@ -197,7 +198,7 @@ pub async fn play_move(
     ply: u32,
     address: Option<Address>,
     lag_ms: Option<Millis>,
-) -> Result<MatchState> {
+) -> Result<publish::Published> {
     let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
     let player = PlayerId::from(player_id);
     let choice = Choice::Address(address);
@@ -244,7 +245,7 @@ pub async fn play_move(
             ctx.metrics.count("moves");
             let state = match records {
                 Some(records) => publish::publish_read(ctx, &snap, &records).await,
-                None => publish(ctx, &snap).await,
+                None => publish::publish_rendered(ctx, &snap).await,
             };
             let total = started.elapsed();
             if total >= SLOW_CALL {
@@ -263,7 +264,7 @@ pub async fn play_move(
             // Published again: when the first answer was lost with its
             // connection (`pipelined::play`), nobody published the move.
             // Streams skip versions they have sent.
-            publish(ctx, &snap).await
+            publish::publish_rendered(ctx, &snap).await
         }
         MoveOutcome::Flagged(snap) => {
             publish(ctx, &snap).await?;

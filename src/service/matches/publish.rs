@@ -61,12 +61,31 @@ fn render_connected(ctx: &Context, snap: &Snapshot, connected: [bool; 2]) -> Res
 /// # Errors
 /// Broker failures while rendering presence.
 pub async fn publish(ctx: &Context, snap: &Snapshot) -> Result<MatchState> {
-    let state = render(ctx, snap).await?;
-    send(ctx, snap, state).await
+    Ok(publish_rendered(ctx, snap).await?.state)
 }
 
-/// [`publish`] with both seats' presence records read already (X first),
-/// as [`super::announce::touch_reading`] returns them.
+/// A state as it was published, with the JSON text it went out as (`None`
+/// if it could not be serialised): a move's answer is that same text, so
+/// the state is serialised once a move instead of twice.
+#[derive(Debug)]
+pub struct Published {
+    /// The state.
+    pub state: MatchState,
+    /// Its JSON, as published.
+    pub json: Option<String>,
+}
+
+/// [`publish`], keeping the JSON the state was published as.
+///
+/// # Errors
+/// Broker failures while rendering presence.
+pub async fn publish_rendered(ctx: &Context, snap: &Snapshot) -> Result<Published> {
+    let state = render(ctx, snap).await?;
+    Ok(send(ctx, snap, state).await)
+}
+
+/// [`publish_rendered`] with both seats' presence records read already (X
+/// first), as [`super::announce::touch_reading`] returns them.
 ///
 /// # Errors
 /// A corrupt row.
@@ -74,24 +93,26 @@ pub async fn publish_read(
     ctx: &Context,
     snap: &Snapshot,
     records: &[PresenceRecord],
-) -> Result<MatchState> {
+) -> Result<Published> {
     let state = render_read(ctx, snap, records)?;
-    send(ctx, snap, state).await
+    Ok(send(ctx, snap, state).await)
 }
 
 /// Publishes a rendered state and wakes the workers it concerns.
-async fn send(ctx: &Context, snap: &Snapshot, state: MatchState) -> Result<MatchState> {
-    match serde_json::to_string(&state) {
+async fn send(ctx: &Context, snap: &Snapshot, state: MatchState) -> Published {
+    let json = match serde_json::to_string(&state) {
         Ok(json) => {
             let payload = format!("{}\n{json}", state.version);
             if let Err(err) = ctx.broker.publish(&channel(&state.id), payload).await {
                 tracing::warn!(match.id = %state.id, error = %err, "could not publish match state");
             }
+            Some(json)
         }
         Err(err) => {
-            tracing::error!(match.id = %state.id, error = %err, "could not serialise match state")
+            tracing::error!(match.id = %state.id, error = %err, "could not serialise match state");
+            None
         }
-    }
+    };
     if snap.row.awaiting_cpu {
         ctx.signals.cpu.notify_one();
     }
@@ -99,7 +120,7 @@ async fn send(ctx: &Context, snap: &Snapshot, state: MatchState) -> Result<Match
         // The tournament worker records the result (and may pair the next round).
         ctx.signals.tournaments.notify_one();
     }
-    Ok(state)
+    Published { state, json }
 }
 
 /// Splits a published payload into its version and JSON.
