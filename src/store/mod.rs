@@ -25,7 +25,7 @@ pub mod tournaments;
 pub mod versus;
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use diesel::connection::{AnsiTransactionManager, CacheSize, SimpleConnection, TransactionManager};
@@ -118,6 +118,8 @@ pub struct Manager {
     /// Set by [`Db::close`]: no connection is opened or handed out after,
     /// and one that comes back is closed.
     closed: Arc<AtomicBool>,
+    /// The pool's connections, open or opening (see [`Live`]).
+    live: Arc<AtomicUsize>,
 }
 
 /// The pool's connection errors (a database down, a refused login), logged
@@ -164,6 +166,27 @@ pub struct Pooled {
     seen_losses: u64,
     /// Found lost: the pool drops it when it comes back.
     lost: bool,
+    /// Last, so that it is dropped after `conn` has closed.
+    _live: Live,
+}
+
+/// One of the pool's connections, counted from before it opens until after
+/// it has closed, so that [`Db::close`] can wait for every one (r2d2's own
+/// count drops a connection before closing it, and does not count one
+/// still opening).
+struct Live(Arc<AtomicUsize>);
+
+impl Live {
+    fn new(count: &Arc<AtomicUsize>) -> Live {
+        count.fetch_add(1, Ordering::SeqCst);
+        Live(count.clone())
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// A connection checked out of the pool; it dereferences to the
@@ -215,12 +238,16 @@ impl diesel::r2d2::ManageConnection for Manager {
     fn connect(&self) -> Result<Pooled, Self::Error> {
         // Read before connecting: a loss counted meanwhile gets it tested.
         let seen_losses = self.losses.load(Ordering::Relaxed);
-        if self.closed.load(Ordering::Relaxed) {
+        // Counted before the flag is read (both `SeqCst`, as in `Db::close`):
+        // a close that counts no connection is seen by every open after.
+        let live = Live::new(&self.live);
+        if self.closed.load(Ordering::SeqCst) {
             return Err(pool_closed());
         }
         let conn = self.open()?;
-        // Closed while it opened: dropped here, so `Db::close` need not wait for it.
-        if self.closed.load(Ordering::Relaxed) {
+        // Closed while it opened: closed here, then uncounted.
+        if self.closed.load(Ordering::SeqCst) {
+            drop(conn);
             return Err(pool_closed());
         }
         Ok(Pooled {
@@ -228,6 +255,7 @@ impl diesel::r2d2::ManageConnection for Manager {
             released: Instant::now(),
             seen_losses,
             lost: false,
+            _live: live,
         })
     }
 
@@ -319,6 +347,8 @@ pub struct Db {
     losses: Arc<AtomicU64>,
     /// Whether [`Db::close`] was called (shared with the pool's manager).
     closed: Arc<AtomicBool>,
+    /// The pool's connections, open or opening (shared with its manager).
+    live: Arc<AtomicUsize>,
     /// PostgreSQL connections for pipelined moves (see [`Db::with_pipeline`]).
     pipeline: Option<Arc<pipelined::Pipeline>>,
 }
@@ -363,6 +393,7 @@ impl Db {
         };
         let losses = Arc::new(AtomicU64::new(0));
         let closed = Arc::new(AtomicBool::new(false));
+        let live = Arc::new(AtomicUsize::new(0));
         // r2d2 calls `is_valid` on every checkout; it tests only the
         // connections that need it (see `TEST_AFTER_IDLE`).
         let pool = diesel::r2d2::Pool::builder()
@@ -378,12 +409,14 @@ impl Db {
                 prepared_statements,
                 losses: losses.clone(),
                 closed: closed.clone(),
+                live: live.clone(),
             });
         Ok(Db {
             pool,
             backend,
             losses,
             closed,
+            live,
             pipeline: None,
         })
     }
@@ -438,7 +471,8 @@ impl Db {
             while let Some(mut conn) = self.pool.try_get() {
                 conn.lost = true;
             }
-            if self.pool.state().connections == 0 {
+            // Not r2d2's count: it lets a connection go before closing it.
+            if self.live.load(Ordering::SeqCst) == 0 {
                 return true;
             }
             if Instant::now() >= until {

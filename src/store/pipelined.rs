@@ -336,13 +336,16 @@ impl Guard {
 
 /// A pipelined connection leased for one move; it goes back to the pool
 /// when dropped, unless it was lost, or dropped while a statement was under
-/// way (its request was cancelled), or the pipeline was closed meanwhile. tokio-postgres discards a dropped
+/// way (its request was cancelled) or after a refused write not followed by
+/// a statement that succeeded, or the pipeline was closed meanwhile. tokio-postgres discards a dropped
 /// request's answer, but what diesel-async's state is after a call dropped
 /// half way is not part of its contract, so such a connection is closed.
 pub struct Lease<'a> {
     /// The thread whose runtime runs the connection's socket.
     home: ThreadId,
     conn: Option<AsyncPgConnection>,
+    /// Not known to be at rest: a statement is under way, or the last one
+    /// failed with an error that may have ended the connection.
     in_flight: bool,
     pipeline: &'a Pipeline,
     _permit: SemaphorePermit<'a>,
@@ -427,22 +430,24 @@ impl Lease<'_> {
                 self.in_flight = false;
                 Ok(seatings.into_iter().next().map(Seating::from))
             }
-            // Refused by the database: the statement wrote nothing, and the
-            // connection is as it was. (diesel-async reports a lost
-            // connection as a database error of these two kinds.) An error
-            // that ends the connection (PostgreSQL's FATAL, when its backend
-            // is ended by an administrator or a shutdown) comes here too, of
-            // an unknown kind; the caller's next statement on the lease, its
-            // fresh read, then fails, and the move is played on the pool,
-            // where a move already written is a safe retry
-            // (tests/reliability.rs ends a backend mid-write).
+            // Refused by the database: the statement wrote nothing. (diesel-async
+            // reports a lost connection as a database error of these two
+            // kinds.) An error that ends the connection (PostgreSQL's FATAL,
+            // when its backend is ended by an administrator or a shutdown)
+            // comes here too, of an unknown kind, and diesel's error tells
+            // neither its SQLSTATE nor its severity. So the connection stays
+            // `in_flight`, not known to be at rest: a next statement on this
+            // lease (the remembered row's fresh read) fails on it if it is
+            // gone, sending the move to the pool, where a move already
+            // written is a safe retry (tests/reliability.rs ends a backend
+            // mid-write), or succeeds and clears the flag; otherwise the
+            // lease closes it instead of handing it to the next move.
             Err(e @ diesel::result::Error::DatabaseError(kind, _))
                 if !matches!(
                     kind,
                     DatabaseErrorKind::UnableToSendCommand | DatabaseErrorKind::ClosedConnection
                 ) =>
             {
-                self.in_flight = false;
                 tracing::warn!(error = %e, "a pipelined move's write was refused");
                 Ok(None)
             }

@@ -52,15 +52,16 @@ fn close_around(db: &Db, in_use: Checkout) {
 }
 
 #[test]
-fn closing_the_pool_says_goodbye_to_postgresql_and_refuses_checkouts_after() {
+fn closing_the_pool_ends_its_postgresql_backends_and_refuses_checkouts_after() {
     with_scratch_url("uttt_pool_close", |url| {
         let mut watcher = DbConnection::Pg(connect_pg(url).unwrap());
-        let (abandoned, _) = abandoned_and_others(&mut watcher);
         let db = Db::new(&DatabaseConfig::Postgres(url.to_owned()), 4).unwrap();
         let in_use = three_open_one_in_use(&db);
         assert!(abandoned_and_others(&mut watcher).1 >= 3);
         close_around(&db, in_use);
-        // Every backend gone, and none counted as a lost client.
+        // Every backend gone. (That none counts as abandoned is checked
+        // across a process's exit, in tests/reliability.rs: within one
+        // process a dropped connection always says goodbye.)
         let mut now = abandoned_and_others(&mut watcher);
         for _ in 0..50 {
             if now.1 == 0 {
@@ -70,7 +71,6 @@ fn closing_the_pool_says_goodbye_to_postgresql_and_refuses_checkouts_after() {
             now = abandoned_and_others(&mut watcher);
         }
         assert_eq!(now.1, 0, "the pool's backends ended");
-        assert_eq!(now.0, abandoned, "sessions ended without a Terminate");
     });
 }
 
