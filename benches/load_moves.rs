@@ -32,10 +32,18 @@
 //! (bursts have their own benches: `uttt bench pairing` and `uttt bench
 //! arena`).
 //!
+//! `LOAD_FLOOR=1` sends no moves: `LOAD_GAMES` clients each ask `GET
+//! /healthz` (an answer that touches neither database nor broker) in a
+//! closed loop, through the same client and server stack, and the CPU is
+//! printed per request. A move is such a request and more, so this is the
+//! floor under a move's HTTP cost on this machine (scripts/moves-vs-pgbench.sh
+//! turns it into a ceiling on moves/s).
+//!
 //! Run: `cargo bench --bench load_moves` (with the server started separately).
 //!
-//! Over 400 lines: one client for the closed loop, the open loop and the
-//! mixed day, which share the set-up, the move choice and the report.
+//! Over 400 lines: one client for the closed loop, the open loop, the
+//! mixed day and the floor, which share the set-up, the move choice and the
+//! report.
 
 // A bench that cannot set itself up has nothing to measure: it stops there.
 #![expect(clippy::expect_used)]
@@ -754,6 +762,46 @@ fn cpu_snapshot(pid: Option<u32>) -> [f64; 4] {
     ]
 }
 
+/// The floor (`LOAD_FLOOR=1`): `clients` closed loops of `GET /healthz`
+/// until `until`; returns each answered request's latency (ms) and how many
+/// failed.
+async fn floor(
+    client: &awc::Client,
+    base: &str,
+    clients: usize,
+    until: Instant,
+) -> (Vec<f64>, usize) {
+    let url = format!("{base}/healthz");
+    let tasks: Vec<_> = (0..clients)
+        .map(|_| {
+            let (client, url) = (client.clone(), url.clone());
+            actix_rt::spawn(async move {
+                let (mut latencies, mut failed) = (Vec::new(), 0);
+                while Instant::now() < until {
+                    let sent = Instant::now();
+                    let ok = match client.get(url.as_str()).send().await {
+                        Ok(mut res) => res.status().is_success() && res.body().await.is_ok(),
+                        Err(_) => false,
+                    };
+                    if ok {
+                        latencies.push(sent.elapsed().as_secs_f64() * 1e3);
+                    } else {
+                        failed += 1;
+                    }
+                }
+                (latencies, failed)
+            })
+        })
+        .collect();
+    let (mut all, mut failed) = (Vec::new(), 0);
+    for t in tasks {
+        let (l, f) = t.await.expect("floor task");
+        all.extend(l);
+        failed += f;
+    }
+    (all, failed)
+}
+
 fn percentile(sorted: &[f64], p: f64) -> f64 {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted.get(i).copied().unwrap_or(f64::NAN)
@@ -769,6 +817,30 @@ fn main() {
             .connector(connector)
             .timeout(Duration::from_secs(30))
             .finish();
+        let pid: Option<u32> = std::env::var("LOAD_PID").ok().and_then(|v| v.parse().ok());
+        if env("LOAD_FLOOR", 0u8) == 1 {
+            eprintln!("floor: {games} clients asking GET /healthz for {secs} s against {base}");
+            let cpu_before = cpu_snapshot(pid);
+            let started = Instant::now();
+            let (mut all, failed) = floor(&client, &base, games, started + Duration::from_secs(secs)).await;
+            let elapsed = started.elapsed().as_secs_f64();
+            let cpu_after = cpu_snapshot(pid);
+            all.sort_by(f64::total_cmp);
+            let per = |i: usize| (cpu_after[i] - cpu_before[i]) * 1e3 / all.len().max(1) as f64;
+            println!(
+                "floor CPU: server {:.3} ms/request, load client {:.3} ms/request",
+                per(0),
+                per(3)
+            );
+            println!(
+                "floor: {} requests in {elapsed:.1} s = {:.0} requests/s; latency p50 {:.2} ms, p99 {:.2} ms; {failed} failed",
+                all.len(),
+                all.len() as f64 / elapsed,
+                percentile(&all, 0.5),
+                percentile(&all, 0.99)
+            );
+            return;
+        }
         let tag = format!("{:x}", std::process::id() % 0xffff);
         let mut set = Vec::new();
         for i in 0..games {
@@ -787,7 +859,6 @@ fn main() {
         let until = Instant::now() + Duration::from_secs(secs);
         let started = Instant::now();
         assert!(!(mixed && rate.is_some()), "LOAD_RATE is for moves alone, not with LOAD_MIXED");
-        let pid: Option<u32> = std::env::var("LOAD_PID").ok().and_then(|v| v.parse().ok());
         let cpu_before = cpu_snapshot(pid);
         // One RSS reading a second, to show whether memory stays flat.
         let sampler = pid.map(|pid| {

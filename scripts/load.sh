@@ -7,6 +7,8 @@
 #   scripts/load.sh [SECONDS] [GAMES]     # default 180 s, 64 games; MIXED=1 for mixed traffic
 #
 # RATE=N makes the moves an open loop at N moves/s (see benches/load_moves.rs).
+# FLOOR=1 sends no moves: GET /healthz in the same closed loop, the HTTP floor
+# under a move's cost (scripts/moves-vs-pgbench.sh).
 # SERVER_LOG=FILE keeps the server's log there (slow moves and slow database
 # calls are logged with where their time went).
 #
@@ -54,7 +56,7 @@ wait_ready "$base" "$data/server.log"
 sleep 5
 echo "idle server RSS after start: $(rss "$server")"
 
-LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" LOAD_RATE="${RATE:-0}" \
+LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" LOAD_RATE="${RATE:-0}" LOAD_FLOOR="${FLOOR:-0}" \
   cargo bench --locked --quiet --bench load_moves
 
 # Streams and games of the run are over; give the workers a few rounds.

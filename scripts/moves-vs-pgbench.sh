@@ -8,7 +8,11 @@
 # match's last move wrote here, remembered), the server's saturating rate closed-loop
 # (scripts/load.sh), then an open loop at half that rate. Prints the ratio
 # of the server's rate to each pgbench rate and the open loop's latency,
-# measured from each move's scheduled arrival.
+# measured from each move's scheduled arrival. Last, the HTTP floor: the
+# same client and server answering GET /healthz, which touches neither
+# database nor broker (FLOOR=1 scripts/load.sh); with PostgreSQL's CPU per
+# remembered move from pgbench it gives the rate no HTTP move could pass on
+# these cores, so the part of the gap that is the server's own work shows.
 #
 #   scripts/moves-vs-pgbench.sh [SECONDS] [CLIENTS] [OPEN_GAMES]   # default 30 s, 64, 256
 set -euo pipefail
@@ -36,6 +40,11 @@ half=$((rate / 2))
 echo "load before the open loop: $(cut -d' ' -f1-3 /proc/loadavg)"
 RATE=$half scripts/load.sh "$seconds" "$open_games" | tee "$out/open"
 latency=$(sed -n 's/.*latency \(p50 [0-9.]* ms, p99 [0-9.]* ms\).*/\1/p' "$out/open")
+echo "load before the floor: $(cut -d' ' -f1-3 /proc/loadavg)"
+FLOOR=1 scripts/load.sh "$seconds" "$clients" | tee "$out/floor"
+floor_ms=$(awk '/^floor CPU: / { print $4 + $8 }' "$out/floor")
+db_ms=$(awk '/^postgres CPU: / { print $5 }' "$out/pgbench-remembered")
+closed_ms=$(sed -n 's/^CPU in .*server [0-9.]* s (\([0-9.]*\) ms\/move).*load client [0-9.]* s (\([0-9.]*\) ms\/move).*/\1 \2/p' "$out/closed" | awk '{ print $1 + $2 }')
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 echo
@@ -45,3 +54,8 @@ echo "  pgbench move.sql (five statements, one transaction): $tps tps; ratio $(r
 echo "  pgbench move-served.sql (the server's two statements, no row remembered): $served tps; ratio $(ratio "$served")"
 echo "  pgbench move-remembered.sql (its one statement on a remembered row): $remembered tps; ratio $(ratio "$remembered")"
 echo "open loop at $half moves/s (half the saturating rate): $latency (target p99 <= 20 ms)"
+awk -v f="$floor_ms" -v d="$db_ms" -v c="$closed_ms" -v r="$remembered" -v n="$(nproc)" 'BEGIN {
+  ceiling = n * 1000 / (f + d)
+  printf "HTTP floor: %.3f ms of server and client CPU a request (a move: %.3f); PostgreSQL %.3f ms a remembered move (pgbench)\n", f, c, d
+  printf "  ceiling on %d cores for a move that costs the floor plus its statement: %.0f moves/s = %.2f of move-remembered.sql\n", n, ceiling, ceiling / r
+}'
