@@ -819,6 +819,10 @@ fn main() {
             .finish();
         let pid: Option<u32> = std::env::var("LOAD_PID").ok().and_then(|v| v.parse().ok());
         if env("LOAD_FLOOR", 0u8) == 1 {
+            assert!(
+                env("LOAD_MIXED", 0u8) != 1 && env("LOAD_RATE", 0.0f64) <= 0.0,
+                "LOAD_FLOOR sends no moves: not with LOAD_MIXED or LOAD_RATE"
+            );
             eprintln!("floor: {games} clients asking GET /healthz for {secs} s against {base}");
             let cpu_before = cpu_snapshot(pid);
             let started = Instant::now();

@@ -44,6 +44,7 @@ echo "load before the floor: $(cut -d' ' -f1-3 /proc/loadavg)"
 FLOOR=1 scripts/load.sh "$seconds" "$clients" | tee "$out/floor"
 floor_ms=$(awk '/^floor CPU: / { print $4 + $8 }' "$out/floor")
 db_ms=$(awk '/^postgres CPU: / { print $5 }' "$out/pgbench-remembered")
+floor_failed=$(sed -n 's/^floor: .*; \([0-9]*\) failed$/\1/p' "$out/floor")
 closed_ms=$(sed -n 's/^CPU in .*server [0-9.]* s (\([0-9.]*\) ms\/move).*load client [0-9.]* s (\([0-9.]*\) ms\/move).*/\1 \2/p' "$out/closed" | awk '{ print $1 + $2 }')
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -54,6 +55,12 @@ echo "  pgbench move.sql (five statements, one transaction): $tps tps; ratio $(r
 echo "  pgbench move-served.sql (the server's two statements, no row remembered): $served tps; ratio $(ratio "$served")"
 echo "  pgbench move-remembered.sql (its one statement on a remembered row): $remembered tps; ratio $(ratio "$remembered")"
 echo "open loop at $half moves/s (half the saturating rate): $latency (target p99 <= 20 ms)"
+# A figure missing from its run's output, or a floor with failed requests,
+# would make the ceiling a wrong number rather than an error: say so instead.
+if [ -z "$floor_ms" ] || [ -z "$db_ms" ] || [ -z "$closed_ms" ] || [ "${floor_failed:-1}" != 0 ]; then
+  echo "HTTP floor: no ceiling (floor CPU '$floor_ms', PostgreSQL CPU '$db_ms', move CPU '$closed_ms', failed floor requests '${floor_failed:-?}')" >&2
+  exit 1
+fi
 awk -v f="$floor_ms" -v d="$db_ms" -v c="$closed_ms" -v r="$remembered" -v n="$(nproc)" 'BEGIN {
   ceiling = n * 1000 / (f + d)
   printf "HTTP floor: %.3f ms of server and client CPU a request (a move: %.3f); PostgreSQL %.3f ms a remembered move (pgbench)\n", f, c, d
