@@ -272,6 +272,78 @@ async fn a_failed_chunk_loses_only_its_own_pairs_on_postgres() {
 /// A ticket's line in the queue can lag its record: an instance of an
 /// earlier version, touching the ticket, writes only the record. The round
 /// reads the line, but the record decides whether the ticket was abandoned.
+/// A ticket cancelled after the round read the queue and before its chunk
+/// claimed it: that pair is not made, and the other pairs of the chunk,
+/// before and after it, are made as planned, each match seating the two
+/// players its tickets name.
+async fn a_pair_left_unclaimed_leaves_the_rest_of_its_chunk_as_planned(backend: Backend) {
+    let Some(app) = manual_app(backend, |_| {}).await else {
+        return;
+    };
+    let mut queued: Vec<(Player, uttt::broker::Ticket)> = Vec::new();
+    for i in 0..6 {
+        let player = app.quick_player(&format!("unclaimed_{i}")).await;
+        let id = app.queue(&player, LADDER).await;
+        let ticket = app.ctx.broker.ticket(&id).await.unwrap().expect("queued");
+        queued.push((player, ticket));
+    }
+    // As the round read them; then the fourth player leaves the queue.
+    let left = &queued[3];
+    app.call(
+        "DELETE",
+        &format!("/api/v1/matchmaking/tickets/{}", left.1.id),
+        None,
+        Some(&left.0.token),
+    )
+    .await
+    .expect(204);
+    let ladder = app.ctx.config.ladder(LADDER).expect("ladder").clone();
+    let pairs: Vec<(&uttt::broker::Ticket, &uttt::broker::Ticket)> =
+        queued.chunks(2).map(|p| (&p[0].1, &p[1].1)).collect();
+    let made = uttt::service::matchmaking::batch::make_matches(&app.ctx, &ladder, &pairs, None)
+        .await
+        .expect("the round");
+    assert_eq!(made.len(), 2, "the first and third pairs: {made:?}");
+
+    let seats = ranked_seats(&app).await;
+    assert_eq!(seats.len(), 2, "{seats:?}");
+    for (i, pair) in queued.chunks(2).enumerate() {
+        if i == 1 {
+            assert_ticket(&app, &pair[0].1.id, TicketStatus::Queued).await;
+            assert_ticket(&app, &pair[1].1.id, TicketStatus::Cancelled).await;
+            continue;
+        }
+        let match_id = ticket_row(&app, &pair[0].1.id)
+            .await
+            .match_id
+            .expect("matched");
+        assert_eq!(
+            ticket_row(&app, &pair[1].1.id).await.match_id.as_deref(),
+            Some(match_id.as_str()),
+            "both tickets of pair {i} name one match"
+        );
+        let mut seated = seats[&match_id].clone();
+        seated.sort();
+        let mut expected = vec![pair[0].0.id.clone(), pair[1].0.id.clone()];
+        expected.sort();
+        assert_eq!(seated, expected, "pair {i}'s match seats its two players");
+        for (_, ticket) in pair {
+            assert_ticket(&app, &ticket.id, TicketStatus::Matched).await;
+        }
+    }
+    assert_eq!(app.ctx.broker.queue_size(LADDER).await.unwrap(), 1);
+}
+
+#[actix_web::test]
+async fn a_pair_left_unclaimed_leaves_the_rest_of_its_chunk_as_planned_on_sqlite() {
+    a_pair_left_unclaimed_leaves_the_rest_of_its_chunk_as_planned(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn a_pair_left_unclaimed_leaves_the_rest_of_its_chunk_as_planned_on_postgres() {
+    a_pair_left_unclaimed_leaves_the_rest_of_its_chunk_as_planned(Backend::Postgres).await;
+}
+
 #[actix_web::test]
 async fn a_ticket_touched_by_an_older_instance_is_not_abandoned() {
     let Some(app) = manual_app(Backend::Postgres, |_| {}).await else {
