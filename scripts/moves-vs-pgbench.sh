@@ -11,8 +11,9 @@
 # measured from each move's scheduled arrival. Last, the HTTP floor: the
 # same client and server answering GET /healthz, which touches neither
 # database nor broker (FLOOR=1 scripts/load.sh); with PostgreSQL's CPU per
-# remembered move from pgbench it gives the rate no HTTP move could pass on
-# these cores, so the part of the gap that is the server's own work shows.
+# remembered move from pgbench it gives a ceiling: the rate on these cores
+# of a move that cost only the floor plus its statement. A move's own HTTP
+# handling (its body, its token, its answer) costs more than the floor.
 #
 #   scripts/moves-vs-pgbench.sh [SECONDS] [CLIENTS] [OPEN_GAMES]   # default 30 s, 64, 256
 set -euo pipefail
