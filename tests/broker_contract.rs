@@ -1006,6 +1006,30 @@ async fn redis_a_queue_entry_without_its_ticket_leaves_the_queue_at_its_claim() 
         assert_eq!(queued_ids(&b, "blitz").await, ["t2"]);
         assert_eq!(b.queue_size("blitz").await.unwrap(), 1);
         assert_eq!(status_of(&b, "t2").await, TicketStatus::Queued);
+        // The second ticket of a pair gone: the first, already marked by
+        // the claim, is queued again as it was, without a match.
+        queue_on_blitz(&b, &[("t3", "p3", 1_520.0)]).await;
+        let _: i64 = redis::cmd("DEL")
+            .arg(format!("{prefix}{{mm}}:t:t3"))
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        assert!(!claim_one(&b, "t2", "t3", "m2").await);
+        assert_eq!(queued_ids(&b, "blitz").await, ["t2"]);
+        let t2 = b.ticket("t2").await.unwrap().unwrap();
+        assert_eq!((t2.status, t2.match_id), (TicketStatus::Queued, None));
+        // Neither gone ticket's hash is made again by the claim.
+        let left: i64 = redis::cmd("EXISTS")
+            .arg(format!("{prefix}{{mm}}:t:t1"))
+            .arg(format!("{prefix}{{mm}}:t:t3"))
+            .query_async(&mut raw)
+            .await
+            .unwrap();
+        assert_eq!(left, 0);
+        // And t2 is still claimable.
+        queue_on_blitz(&b, &[("t4", "p4", 1_530.0)]).await;
+        assert!(claim_one(&b, "t2", "t4", "m3").await);
+        assert!(queued_ids(&b, "blitz").await.is_empty());
     })
     .await;
 }
