@@ -11,6 +11,9 @@
 # under a move's cost (scripts/moves-vs-pgbench.sh).
 # SERVER_LOG=FILE keeps the server's log there (slow moves and slow database
 # calls are logged with where their time went).
+# UTTT_BIN=FILE serves with that binary (see below). After a run of moves,
+# PostgreSQL's commits and rows written and Redis's commands are printed
+# per move.
 #
 # PGHOST/PGUSER (default 127.0.0.1/postgres) and REDIS_URL (default
 # redis://127.0.0.1:6379) name the services. Everything runs on this machine,
@@ -23,7 +26,10 @@ host=${PGHOST:-127.0.0.1}; user=${PGUSER:-postgres}; db=uttt_load
 redis=${REDIS_URL:-redis://127.0.0.1:6379}
 prefix="uttt-load-$$:"
 
-cargo build --release --locked --quiet --bin uttt
+# UTTT_BIN=FILE serves with that binary instead of this checkout's build, to
+# compare two builds in turn on one machine.
+bin=${UTTT_BIN:-target/release/uttt}
+[ -n "${UTTT_BIN:-}" ] || cargo build --release --locked --quiet --bin uttt
 cargo bench --locked --no-run --quiet --bench load_moves 2>/dev/null
 port=$(free_port)
 data=$(mktemp -d)
@@ -41,7 +47,7 @@ DATABASE_URL="postgres://$user@$host:5432/$db" REDIS_URL="$redis" UTTT_REDIS_PRE
   UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" UTTT_JWT_SECRET="load-test-secret-0123456789abcdef" \
   UTTT_DROP_GRACE_MS="${UTTT_DROP_GRACE_MS:-600000}" \
   UTTT_REGISTER_LIMIT_PER_ADDRESS=1000000 UTTT_LOGIN_LIMIT_PER_ADDRESS=1000000 \
-  UTTT_LOGIN_LIMIT_PER_USERNAME=1000000 UTTT_ROOM_LOOKUPS_PER_ADDRESS=1000000 RUST_LOG=warn target/release/uttt serve >"$data/server.log" 2>&1 &
+  UTTT_LOGIN_LIMIT_PER_USERNAME=1000000 UTTT_ROOM_LOOKUPS_PER_ADDRESS=1000000 RUST_LOG=warn "$bin" serve >"$data/server.log" 2>&1 &
 server=$!
 cleanup() {
   kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
@@ -56,8 +62,25 @@ wait_ready "$base" "$data/server.log"
 sleep 5
 echo "idle server RSS after start: $(rss "$server")"
 
+redis_commands() { redis-cli -u "$redis" info stats | awk -F: '/^total_commands_processed:/ { print $2 + 0 }'; }
+commands_before=$(redis_commands)
 LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" LOAD_RATE="${RATE:-0}" LOAD_FLOOR="${FLOOR:-0}" \
-  cargo bench --locked --quiet --bench load_moves
+  cargo bench --locked --quiet --bench load_moves | tee "$data/load.out"
+
+# What the run asked of PostgreSQL and Redis per move, counted: these do not
+# spread from run to run as moves/s does on a shared machine. (Sign-ups and
+# the workers are counted too.) Backends report their statistics within a
+# second of going idle.
+moves=$(awk '/ moves in / { print $1 }' "$data/load.out")
+if [ -n "$moves" ] && [ "$moves" -gt 0 ]; then
+  sleep 2
+  commands=$(( $(redis_commands) - commands_before ))
+  psql -qAtX -h "$host" -U "$user" -d postgres -c "
+    SELECT format('per move: %s PostgreSQL commits, %s rows inserted, %s rows updated, %s Redis commands',
+                  round(xact_commit / $moves.0, 3), round(tup_inserted / $moves.0, 3),
+                  round(tup_updated / $moves.0, 3), round($commands / $moves.0, 2))
+    FROM pg_stat_database WHERE datname = '$db'"
+fi
 
 # Streams and games of the run are over; give the workers a few rounds.
 sleep 10

@@ -263,7 +263,7 @@ pub async fn join(ctx: &Context, player: &Player, code: &str, client: &str) -> R
         })
         .await?;
     if let Some(snap) = started {
-        announce(ctx, &snap).await?;
+        announce(ctx, &snap, &player.id).await?;
     }
     Ok(state)
 }
@@ -335,12 +335,18 @@ pub async fn rematch(
         })
         .await?;
     if let Some(snap) = started {
-        announce(ctx, &snap).await?;
+        announce(ctx, &snap, &player.id).await?;
     }
     Ok(state)
 }
 
-async fn announce(ctx: &Context, snap: &Snapshot) -> Result<()> {
+/// Tells both players of a room's new game, which `maker` started (by
+/// joining or asking for it), and publishes its first state, with the
+/// maker present.
+async fn announce(ctx: &Context, snap: &Snapshot, maker: &str) -> Result<()> {
+    if let Some(seat) = snap.row.seat_of(maker) {
+        matches::present_at_start(ctx, &snap.row, seat).await?;
+    }
     for seat in [Seat::X, Seat::O] {
         if let Some(player) = snap.row.player(seat) {
             super::events::notify_player(

@@ -291,6 +291,9 @@ both_backends! {
     async fn presence_changes_are_announced(app: TestApp) {
         let (x, o) = (app.register("presx").await, app.register("preso").await);
         let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+        // O, who joined (and so started the match), has not been seen since,
+        // past the grace.
+        app.time.advance(GRACE_MS + 10);
         let mut stream = EventStream::open(
             &app,
             &format!("/api/v1/matches/{id}/events"),
@@ -298,14 +301,14 @@ both_backends! {
             None,
         )
         .await;
-        let first = stream.state_where(Duration::from_secs(5), |_| true).await;
-        assert_eq!(
-            first["players"]["x"]["connected"], true,
-            "the stream itself counts"
-        );
+        let first = stream
+            .state_where(Duration::from_secs(5), |s| {
+                s["players"]["x"]["connected"] == true
+            })
+            .await;
         assert_eq!(
             first["players"]["o"]["connected"], false,
-            "O has not opened the match"
+            "O has not been seen since the join"
         );
         // O arrives: everyone is told, with a new version.
         heartbeat(&app, &o, &id).await;
@@ -347,4 +350,103 @@ async fn a_cpu_seat_shows_its_level() {
         .await;
     assert_eq!(created.body["players"]["o"]["cpu_level"], 4);
     assert_eq!(created.body["players"]["x"]["cpu_level"], Value::Null);
+}
+
+/// The version and `connected` flags of a match as `p` reads it.
+async fn shown(app: &TestApp, p: &Player, id: &str) -> (i64, Value, Value) {
+    let s = app.state(p, id).await;
+    (
+        s["version"].as_i64().unwrap(),
+        s["players"]["x"]["connected"].clone(),
+        s["players"]["o"]["connected"].clone(),
+    )
+}
+
+both_backends! {
+    with app;
+    async fn the_player_who_starts_a_match_is_present_in_its_first_state(app: TestApp) {
+        let (host, guest) = (app.register("starth").await, app.register("startg").await);
+        let room = app
+            .post("/api/v1/rooms", &json!({"depth": 1, "time_control": {"kind": "none"}}), Some(&host.token))
+            .await;
+        room.expect(201);
+        let code = room.body["code"].as_str().unwrap().to_owned();
+        let joined = app
+            .post(&format!("/api/v1/rooms/{code}/join"), &json!({}), Some(&guest.token))
+            .await;
+        joined.expect(200);
+        let first = joined.body["match_id"].as_str().unwrap().to_owned();
+        // The guest's join started the match: the guest (O) is here from its
+        // first state, the host (X) not until they come. The guest's
+        // requests, and the presence worker, have nothing new to tell.
+        assert_eq!(shown(&app, &guest, &first).await, (1, json!(false), json!(true)));
+        presence_tick(&app).await;
+        assert_eq!(shown(&app, &guest, &first).await, (1, json!(false), json!(true)));
+        // The host arrives: a new state says so.
+        assert_eq!(shown(&app, &host, &first).await, (2, json!(true), json!(true)));
+
+        // The host asks for the rematch (seats swap: the host is O).
+        app.post(&format!("/api/v1/matches/{first}/resign"), &json!({}), Some(&host.token))
+            .await
+            .expect(200);
+        let again = app
+            .post(&format!("/api/v1/rooms/{code}/rematch"), &json!({"after_match_id": first}), Some(&host.token))
+            .await;
+        again.expect(200);
+        let second = again.body["match_id"].as_str().unwrap().to_owned();
+        assert_ne!(second, first);
+        assert_eq!(shown(&app, &host, &second).await, (1, json!(false), json!(true)));
+        assert_eq!(shown(&app, &guest, &second).await, (2, json!(true), json!(true)));
+
+        // A practice match: its player is here, and the CPU always is.
+        let practice = app
+            .post("/api/v1/matches", &json!({"opponent": "cpu", "depth": 1, "cpu_level": 1}), Some(&host.token))
+            .await;
+        practice.expect(201);
+        assert_eq!(practice.body["version"], 1);
+        let id = practice.body["id"].as_str().unwrap().to_owned();
+        assert_eq!(shown(&app, &host, &id).await, (1, json!(true), json!(true)));
+
+        // An accepted challenge: the accepting player (O) is here.
+        let made = app
+            .post("/api/v1/challenges", &json!({"username": "startg", "depth": 1, "seat": "x"}), Some(&host.token))
+            .await;
+        made.expect(201);
+        let challenge = made.body["id"].as_str().unwrap().to_owned();
+        let accepted = app
+            .post(&format!("/api/v1/challenges/{challenge}/accept"), &json!({}), Some(&guest.token))
+            .await;
+        accepted.expect(200);
+        let id = accepted.body["match_id"].as_str().unwrap().to_owned();
+        assert_eq!(shown(&app, &guest, &id).await, (1, json!(false), json!(true)));
+    }
+}
+
+both_backends! {
+    with app;
+    async fn a_start_whose_other_player_came_first_is_announced_again(app: TestApp) {
+        let (host, guest) = (app.register("raceh").await, app.register("raceg").await);
+        let id = app.room_match(&host, &guest, 1, json!({"kind": "none"})).await;
+        // As if a request of the host's had come between the match's commit
+        // and the guest's presence at its start, and a state showing the
+        // guest absent had gone out.
+        app.ctx
+            .broker
+            .mark(&format!("presence:{id}:shown"), "10", Duration::from_secs(60))
+            .await
+            .unwrap();
+        let mid = id.clone();
+        let row = app
+            .ctx
+            .db
+            .run(move |conn| uttt::store::matches::get(conn, &mid))
+            .await
+            .unwrap()
+            .unwrap();
+        uttt::service::matches::present_at_start(&app.ctx, &row, uttt::rules::Seat::O)
+            .await
+            .unwrap();
+        // A new state tells everyone the guest is here.
+        assert_eq!(shown(&app, &guest, &id).await, (2, json!(false), json!(true)));
+    }
 }

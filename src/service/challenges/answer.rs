@@ -189,6 +189,9 @@ pub async fn accept(ctx: &Context, player: &Player, id: &str) -> Result<Accepted
             .await;
         }
     }
+    if let Some(seat) = snap.row.seat_of(&player.id) {
+        matches::present_at_start(ctx, &snap.row, seat).await?;
+    }
     matches::publish(ctx, &snap).await?;
     Ok(Accepted { match_id })
 }

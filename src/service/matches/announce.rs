@@ -11,7 +11,7 @@ use super::super::{Context, Result};
 use super::grace::MIN_GRACE_MS;
 use super::play::{self, Snapshot};
 use super::presence::{
-    configured_grace, connected, is_present, presence_key, presence_ttl, seat_keys,
+    configured_grace, connected, connected_from, is_present, presence_key, presence_ttl, seat_keys,
 };
 use super::publish::publish;
 use super::record::MatchRecord;
@@ -111,6 +111,12 @@ pub async fn announce_presence(ctx: &Context, match_id: &str) -> Result<bool> {
     if previous.as_deref() == Some(flags.as_str()) {
         return Ok(false);
     }
+    publish_presence(ctx, match_id).await
+}
+
+/// Publishes the match's state as it stands, with a new version, for new
+/// `connected` flags. Returns whether it did (the match is still active).
+async fn publish_presence(ctx: &Context, match_id: &str) -> Result<bool> {
     let id = match_id.to_owned();
     let snap = ctx
         .db
@@ -138,6 +144,31 @@ pub async fn announce_presence(ctx: &Context, match_id: &str) -> Result<bool> {
         }
         None => Ok(false),
     }
+}
+
+/// Counts the seat of the player whose request made `row`, a new match, as
+/// present from its first state, which is shown after this: their request
+/// is one on the match, and they are here. Their first request on it then
+/// has nothing new to announce; before, it wrote and published a second
+/// state of every such match for their `connected` flag alone. The other
+/// seat is shown as it stands (absent until its player comes).
+///
+/// # Errors
+/// Store or broker failures.
+pub async fn present_at_start(ctx: &Context, row: &MatchRow, seat: Seat) -> Result<()> {
+    let (now, ttl) = (ctx.time.now_ms(), presence_ttl(ctx));
+    let (_, records) = ctx
+        .broker
+        .seen_then_presence(&presence_key(&row.id, seat), now, ttl, &seat_keys(&row.id))
+        .await?;
+    let flags = flags_text(row, connected_from(ctx, row, &records)?);
+    let previous = ctx.broker.mark(&shown_key(&row.id), &flags, ttl).await?;
+    // The other player came first (between the match's commit and this), and
+    // a state showing this seat absent went out: tell everyone it is here.
+    if previous.is_some_and(|shown| shown != flags) {
+        publish_presence(ctx, &row.id).await?;
+    }
+    Ok(())
 }
 
 /// Announces the seats whose presence changed among `rows` (active matches);

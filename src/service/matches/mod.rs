@@ -35,7 +35,7 @@ use super::accounts::Player;
 use super::cursor;
 pub use super::page::Page;
 use super::{Context, Error, Result};
-pub use announce::{announce_absences, announce_presence, touch};
+pub use announce::{announce_absences, announce_presence, present_at_start, touch};
 use create::{NewMatch, SeatSpec};
 use play::{Choice, MoveOutcome, Mover, ResignOutcome, Snapshot};
 pub use presence::connected;
@@ -92,7 +92,7 @@ pub async fn create_practice(
             play::snapshot(conn, row)
         })
         .await?;
-    touch(ctx, &snap.row.id, req.seat).await?;
+    announce::present_at_start(ctx, &snap.row, req.seat).await?;
     tracing::info!(match.id = %snap.row.id, "practice match created");
     publish(ctx, &snap).await
 }
