@@ -28,8 +28,12 @@ prefix="uttt-load-$$:"
 
 # UTTT_BIN=FILE serves with that binary instead of this checkout's build, to
 # compare two builds in turn on one machine.
-bin=${UTTT_BIN:-target/release/uttt}
-[ -n "${UTTT_BIN:-}" ] || cargo build --release --locked --quiet --bin uttt
+if [ -n "${UTTT_BIN:-}" ]; then
+  bin=$(cd "$OLDPWD" && realpath "$UTTT_BIN")
+else
+  bin=target/release/uttt
+  cargo build --release --locked --quiet --bin uttt
+fi
 cargo bench --locked --no-run --quiet --bench load_moves 2>/dev/null
 port=$(free_port)
 data=$(mktemp -d)
@@ -63,28 +67,39 @@ sleep 5
 echo "idle server RSS after start: $(rss "$server")"
 
 redis_commands() { redis-cli -u "$redis" info stats | awk -F: '/^total_commands_processed:/ { print $2 + 0 }'; }
+db_counts() {
+  psql -qAtX -h "$host" -U "$user" -d postgres -F ' ' \
+    -c "SELECT xact_commit, tup_inserted, tup_updated FROM pg_stat_database WHERE datname = '$db'"
+}
 commands_before=$(redis_commands)
+counts_before=$(db_counts)
 LOAD_URL="$base" LOAD_GAMES="$games" LOAD_SECS="$seconds" LOAD_PID="$server" LOAD_MIXED="${MIXED:-0}" LOAD_RATE="${RATE:-0}" LOAD_FLOOR="${FLOOR:-0}" \
   cargo bench --locked --quiet --bench load_moves | tee "$data/load.out"
-
-# What the run asked of PostgreSQL and Redis per move, counted: these do not
-# spread from run to run as moves/s does on a shared machine. (Sign-ups and
-# the workers are counted too.) Backends report their statistics within a
-# second of going idle.
-moves=$(awk '/ moves in / { print $1 }' "$data/load.out")
-if [ -n "$moves" ] && [ "$moves" -gt 0 ]; then
-  sleep 2
-  commands=$(( $(redis_commands) - commands_before ))
-  psql -qAtX -h "$host" -U "$user" -d postgres -c "
-    SELECT format('per move: %s PostgreSQL commits, %s rows inserted, %s rows updated, %s Redis commands',
-                  round(xact_commit / $moves.0, 3), round(tup_inserted / $moves.0, 3),
-                  round(tup_updated / $moves.0, 3), round($commands / $moves.0, 2))
-    FROM pg_stat_database WHERE datname = '$db'"
-fi
 
 # Streams and games of the run are over; give the workers a few rounds.
 sleep 10
 echo "idle server RSS 10 s after the load: $(rss "$server")"
+
+# What the run asked of PostgreSQL and Redis per move, counted: less spread
+# from run to run than moves/s. Sign-ups and the workers count too, and
+# Redis's count is the whole server's (anything else using it meanwhile). A
+# backend reports its statistics 10 s after it last did, if it went idle
+# since (PostgreSQL 15's PGSTAT_IDLE_INTERVAL): read 11 s after the load.
+moves=$(awk '/ moves in / { print $1 }' "$data/load.out")
+if [ -n "$moves" ] && [ "$moves" -gt 0 ]; then
+  sleep 1
+  commands_after=$(redis_commands)
+  read -r c0 i0 u0 <<<"$counts_before"
+  read -r c1 i1 u1 <<<"$(db_counts)"
+  if [ -n "$commands_before" ] && [ -n "$commands_after" ] && [ -n "$c0" ] && [ -n "$c1" ]; then
+    awk -v m="$moves" -v c=$((c1 - c0)) -v i=$((i1 - i0)) -v u=$((u1 - u0)) \
+      -v r=$((commands_after - commands_before)) 'BEGIN {
+      printf "per move: %.3f PostgreSQL commits, %.3f rows inserted, %.3f rows updated, %.2f Redis commands\n",
+        c / m, i / m, u / m, r / m }'
+  else
+    echo "per move: no counts (a statistics read failed)"
+  fi
+fi
 if grep -q "panicked" "$data/server.log"; then
   echo "the server panicked:" >&2; grep -A5 panicked "$data/server.log" >&2; exit 1
 fi

@@ -345,7 +345,7 @@ pub async fn rematch(
 /// maker present.
 async fn announce(ctx: &Context, snap: &Snapshot, maker: &str) -> Result<()> {
     if let Some(seat) = snap.row.seat_of(maker) {
-        matches::present_at_start(ctx, &snap.row, seat).await?;
+        matches::present_at_start(ctx, &snap.row, seat).await;
     }
     for seat in [Seat::X, Seat::O] {
         if let Some(player) = snap.row.player(seat) {

@@ -166,6 +166,10 @@ pub async fn accept(ctx: &Context, player: &Player, id: &str) -> Result<Accepted
         .await?;
     let match_id = snap.row.id.to_string();
     tracing::info!(challenge.id = %row.id, match.id = %match_id, "challenge accepted");
+    // Before the notices: a challenger told at once opens the match at once.
+    if let Some(seat) = snap.row.seat_of(&player.id) {
+        matches::present_at_start(ctx, &snap.row, seat).await;
+    }
     events::notify_player(
         ctx,
         &row.challenger_id,
@@ -188,9 +192,6 @@ pub async fn accept(ctx: &Context, player: &Player, id: &str) -> Result<Accepted
             )
             .await;
         }
-    }
-    if let Some(seat) = snap.row.seat_of(&player.id) {
-        matches::present_at_start(ctx, &snap.row, seat).await?;
     }
     matches::publish(ctx, &snap).await?;
     Ok(Accepted { match_id })

@@ -153,14 +153,23 @@ async fn publish_presence(ctx: &Context, match_id: &str) -> Result<bool> {
 /// state of every such match for their `connected` flag alone. The other
 /// seat is shown as it stands (absent until its player comes).
 ///
-/// # Errors
-/// Store or broker failures.
-pub async fn present_at_start(ctx: &Context, row: &MatchRow, seat: Seat) -> Result<()> {
+/// Best effort: the match is committed, so a failure here is logged and
+/// costs only that second state, made by the maker's first request as before.
+pub async fn present_at_start(ctx: &Context, row: &MatchRow, seat: Seat) {
+    if let Err(err) = mark_present_at_start(ctx, row, seat).await {
+        tracing::warn!(match.id = %row.id, error = %err, "could not record a new match's maker as present");
+    }
+}
+
+async fn mark_present_at_start(ctx: &Context, row: &MatchRow, seat: Seat) -> Result<()> {
     let (now, ttl) = (ctx.time.now_ms(), presence_ttl(ctx));
     let (_, records) = ctx
         .broker
         .seen_then_presence(&presence_key(&row.id, seat), now, ttl, &seat_keys(&row.id))
         .await?;
+    // Should the other player's first request announce them between this
+    // read and the mark below, the mark may lag the flags published; the
+    // presence worker then finds them differ and publishes once more.
     let flags = flags_text(row, connected_from(ctx, row, &records)?);
     let previous = ctx.broker.mark(&shown_key(&row.id), &flags, ttl).await?;
     // The other player came first (between the match's commit and this), and

@@ -92,7 +92,7 @@ pub async fn create_practice(
             play::snapshot(conn, row)
         })
         .await?;
-    announce::present_at_start(ctx, &snap.row, req.seat).await?;
+    announce::present_at_start(ctx, &snap.row, req.seat).await;
     tracing::info!(match.id = %snap.row.id, "practice match created");
     publish(ctx, &snap).await
 }
