@@ -149,7 +149,7 @@ pub async fn get_challenge(
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 403, description = "`forbidden`: you made this challenge", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "`challenge_not_pending` (with `status`: already accepted, declined, cancelled or expired), or `in_active_match` for a rated challenge while either player has an unfinished ranked match", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`challenge_not_pending` (with `challenge_status`: already accepted, declined, cancelled or expired), or `in_active_match` for a rated challenge while either player has an unfinished ranked match", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[post("/{id}/accept")]
@@ -174,7 +174,7 @@ pub async fn accept(
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 403, description = "`forbidden`: you made this challenge", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "`challenge_not_pending` (with `status`)", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`challenge_not_pending` (with `challenge_status`)", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: a body that is not `{reason}`", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
@@ -200,7 +200,7 @@ pub async fn decline(
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 403, description = "`forbidden`: the challenge was made to you (decline it instead)", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "`challenge_not_pending` (with `status`)", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`challenge_not_pending` (with `challenge_status`)", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[post("/{id}/cancel")]

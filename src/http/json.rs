@@ -1,6 +1,7 @@
 //! The JSON body extractor: at most 16 KiB, syntax errors are 400
 //! `malformed_json`, shape and type errors 422 `validation_failed` naming the
-//! field (by its path into the body).
+//! field (by its path into the body), and so is text holding U+0000, which
+//! PostgreSQL cannot store.
 
 use actix_web::dev::Payload;
 use actix_web::http::header;
@@ -119,11 +120,50 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
             "must be a JSON object",
         )]));
     }
+    if let Some(field) = nul_at(&value, "") {
+        return Err(Problem::validation(&[FieldError::new(field, NUL_MESSAGE)]));
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let message = e.inner().to_string();
         Problem::validation(&[field_error(&path, &message)])
     })
+}
+
+/// Why text holding U+0000 is refused.
+const NUL_MESSAGE: &str = "must not contain the NUL character (U+0000)";
+
+/// The path (as serde names fields: `a.b`, `a[0]`) of the first string or
+/// key in `value` that holds U+0000, below `at`. JSON can carry it
+/// (`"\u0000"`) and SQLite stores it, but PostgreSQL refuses it in text: such
+/// a name or code would fail there as a database error, not as bad input.
+fn nul_at(value: &serde_json::Value, at: &str) -> Option<String> {
+    let below = |name: &str| {
+        if at.is_empty() {
+            name.to_owned()
+        } else {
+            format!("{at}.{name}")
+        }
+    };
+    match value {
+        serde_json::Value::String(s) if s.contains('\0') => Some(if at.is_empty() {
+            "body".into()
+        } else {
+            at.into()
+        }),
+        serde_json::Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, item)| nul_at(item, &format!("{at}[{i}]"))),
+        serde_json::Value::Object(fields) => fields.iter().find_map(|(name, field)| {
+            if name.contains('\0') {
+                Some(below(&name.replace('\0', "\\u0000")))
+            } else {
+                nul_at(field, &below(name))
+            }
+        }),
+        _ => None,
+    }
 }
 
 /// Names the field of a serde error: serde reports a missing field at its
@@ -189,6 +229,30 @@ mod tests {
         assert!(p.to_string().contains("inner.n:"), "{p}");
         let p = parse::<Body>(b"\"text\"").unwrap_err();
         assert!(p.to_string().contains("body:"), "{p}");
+    }
+
+    #[test]
+    fn text_holding_nul_is_refused_by_its_field() {
+        for (body, field) in [
+            (&br#"{"name": "a\u0000b", "inner": {"n": 1}}"#[..], "name"),
+            (
+                br#"{"name": "x", "inner": {"n": 1, "tags": ["ok", "\u0000"]}}"#,
+                "inner.tags[1]",
+            ),
+            (
+                br#"{"name": "x", "inner": {"n": 1}, "k\u0000": 1}"#,
+                "k\\u0000",
+            ),
+        ] {
+            let p = parse::<Body>(body).unwrap_err();
+            assert_eq!(p.code(), "validation_failed");
+            assert!(
+                p.to_string().contains(&format!("{field}: {NUL_MESSAGE}")),
+                "{p}"
+            );
+        }
+        // An escaped backslash before `u0000` is text, not U+0000.
+        parse::<Body>(br#"{"name": "a\\u0000b", "inner": {"n": 1}}"#).unwrap();
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Cross-cutting request handling: the request span (without the query
 //! string, which may carry an access token), metrics with an access log line,
-//! the rule that every error body is problem+json, and the client's address
-//! behind the server's own proxies.
+//! the rule that every error body is problem+json, the refusal of U+0000 in
+//! a request's target, and the client's address behind the server's own
+//! proxies.
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Instant;
@@ -83,6 +84,32 @@ pub fn problem_bodies(res: ServiceResponse<BoxBody>) -> ServiceResponse<BoxBody>
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(PROBLEM_JSON));
     ServiceResponse::new(req, response)
+}
+
+/// The refusal of a request whose target holds U+0000 (`%00`), made before
+/// any route reads it: PostgreSQL refuses the character in text, so a name or an id
+/// holding it would fail there as a database error instead of being found
+/// wanting. In the path nothing has such a name: 404 `not_found`; in the
+/// query: 422 `validation_failed`, naming the parameter.
+pub fn nul_refusal(req: &ServiceRequest) -> Option<Problem> {
+    const NUL: &str = "%00";
+    let problem = if req.uri().path().contains(NUL) {
+        Problem::no_route(req.path())
+    } else if let Some(query) = req.uri().query().filter(|q| q.contains(NUL)) {
+        let name = query
+            .split('&')
+            .find(|pair| pair.contains(NUL))
+            .and_then(|pair| pair.split('=').next())
+            .filter(|name| !name.is_empty() && !name.contains(NUL))
+            .unwrap_or("query");
+        Problem::validation(&[crate::service::FieldError::new(
+            name,
+            "must not contain the NUL character (U+0000)",
+        )])
+    } else {
+        return None;
+    };
+    Some(problem)
 }
 
 /// One hop of `X-Forwarded-For`: an address, with or without a port

@@ -28,7 +28,7 @@ use std::time::Instant;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{Service, ServiceFactory, ServiceRequest, ServiceResponse};
-use actix_web::{App, HttpRequest, HttpResponse};
+use actix_web::{App, HttpRequest, HttpResponse, ResponseError};
 use tracing_actix_web::TracingLogger;
 use utoipa_actix_web::service_config::ServiceConfig;
 use utoipa_actix_web::{AppExt, scope};
@@ -166,6 +166,18 @@ pub fn app(
         .route("/docs", actix_web::web::get().to(docs_redirect))
         .configure(web::routes)
         .default_service(actix_web::web::to(no_route))
+        .wrap_fn(|req, srv| {
+            let passed = match middleware::nul_refusal(&req) {
+                Some(problem) => Err(req.into_response(problem.error_response())),
+                None => Ok(srv.call(req)),
+            };
+            async move {
+                match passed {
+                    Ok(fut) => Ok(fut.await?.map_into_boxed_body()),
+                    Err(refused) => Ok(refused),
+                }
+            }
+        })
         .wrap_fn(|req, srv| {
             let fut = srv.call(req);
             async move { Ok(middleware::problem_bodies(fut.await?.map_into_boxed_body())) }

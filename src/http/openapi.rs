@@ -24,10 +24,10 @@ use utoipa::{Modify, OpenApi};
                        | 409 | `too_many_practice_matches` | the player has the most unfinished practice matches allowed |\n\
                        | 409 | `too_many_open_rooms` | the player has the most rooms nobody joined yet allowed |\n\
                        | 409 | `has_rated_games` | the account played rated games as a human, so it cannot become a bot |\n\
-                       | 409 | `challenge_not_pending` | the challenge was already answered, cancelled or expired (see `status`) |\n\
+                       | 409 | `challenge_not_pending` | the challenge was already answered, cancelled or expired (see `challenge_status`) |\n\
                        | 409 | `already_joined` | the player already entered the tournament |\n\
                        | 409 | `tournament_full` | the tournament has all the players it takes |\n\
-                       | 409 | `tournament_closed` | the tournament no longer takes this (a Swiss after round 1 started, or finished or cancelled; see `status`) |\n\
+                       | 409 | `tournament_closed` | the tournament no longer takes this (a Swiss after round 1 started, or finished or cancelled; see `tournament_status`) |\n\
                        | 409 | `not_enough_players` | a tournament needs two players to start |\n\
                        | 409 | `berserk_not_allowed` | berserk after your first move, without a clock, or outside a running arena |\n\
                        | 413 | `payload_too_large` | the body is over 16 KiB |\n\

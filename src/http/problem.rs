@@ -59,6 +59,12 @@ pub struct ProblemBody {
     /// With `already_queued`: the live ticket.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ticket_id: Option<String>,
+    /// With `challenge_not_pending`: `accepted`, `declined`, `cancelled` or `expired`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub challenge_status: Option<String>,
+    /// With `tournament_closed`: `running`, `finished` or `cancelled`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament_status: Option<String>,
 }
 
 /// One field error in a `validation_failed` problem.
@@ -202,8 +208,10 @@ impl Problem {
         body.insert("status".into(), self.0.status.as_u16().into());
         body.insert("detail".into(), self.0.detail.clone().into());
         body.insert("code".into(), self.0.code.into());
+        // An extension member never replaces a member RFC 9457 defines (or
+        // `code`): clients decode `status` as the HTTP status, an integer.
         for (k, v) in &self.0.extra {
-            body.insert(k.clone(), v.clone());
+            body.entry(k.clone()).or_insert_with(|| v.clone());
         }
         Value::Object(body)
     }

@@ -234,7 +234,7 @@ pub async fn show(
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 403, description = "`forbidden`: a missing or wrong entry code, a rating below `min_rating`, or a bot on a ladder closed to bots", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "`already_joined` (also a withdrawn player outside a running arena, or one the director removed); `tournament_full`; `tournament_closed` (with `status`: a Swiss whose round 1 started, or one finished or cancelled)", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`already_joined` (also a withdrawn player outside a running arena, or one the director removed); `tournament_full`; `tournament_closed` (with `tournament_status`: a Swiss whose round 1 started, or one finished or cancelled)", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[post("/{id}/join")]

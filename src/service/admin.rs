@@ -29,6 +29,8 @@ pub struct SeatedPlayer {
     pub id: String,
     /// Name at the time of the query.
     pub username: String,
+    /// Whether the player is a bot account.
+    pub bot: bool,
 }
 
 /// A match in the admin list.
@@ -64,26 +66,33 @@ pub struct AdminMatch {
     pub finished_at: Option<String>,
 }
 
-fn names_of(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<HashMap<String, String>> {
+/// Seated players' names and bot flags, by id.
+type Names = HashMap<String, (String, bool)>;
+
+fn names_of(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<Names> {
     let ids: Vec<&str> = rows
         .iter()
         .flat_map(|r| [r.x_player_id.as_deref(), r.o_player_id.as_deref()])
         .flatten()
         .collect();
-    Ok(store::usernames(conn, &ids)?.into_iter().collect())
+    Ok(store::names_and_bots(conn, &ids)?)
 }
 
-fn seated(id: Option<&PlayerId>, names: &HashMap<String, String>) -> Option<SeatedPlayer> {
-    id.map(|id| SeatedPlayer {
-        id: id.to_string(),
-        username: names
+fn seated(id: Option<&PlayerId>, names: &Names) -> Option<SeatedPlayer> {
+    id.map(|id| {
+        let (username, bot) = names
             .get(id.as_str())
             .cloned()
-            .unwrap_or_else(|| "(deleted)".into()),
+            .unwrap_or_else(|| ("(deleted)".into(), false));
+        SeatedPlayer {
+            id: id.to_string(),
+            username,
+            bot,
+        }
     })
 }
 
-fn admin_match(row: &MatchRow, names: &HashMap<String, String>) -> Result<AdminMatch> {
+fn admin_match(row: &MatchRow, names: &Names) -> Result<AdminMatch> {
     Ok(AdminMatch {
         id: row.id.to_string(),
         mode: row.mode.as_str().to_owned(),
@@ -301,6 +310,8 @@ pub struct AdminPlayer {
     pub username: String,
     /// `player` or `admin`.
     pub role: String,
+    /// Whether the player is a bot account.
+    pub bot: bool,
     /// When they registered.
     pub created_at: String,
 }
@@ -336,6 +347,7 @@ pub async fn players(
                 id: r.id,
                 username: r.username,
                 role: r.role,
+                bot: r.bot,
                 created_at: rfc3339(r.created_at),
             })
             .collect(),

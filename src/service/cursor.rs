@@ -9,10 +9,16 @@ pub fn encode(parts: &[&str]) -> String {
     URL_SAFE_NO_PAD.encode(parts.join("\n"))
 }
 
+/// The text of a cursor: base64url of UTF-8 without U+0000 (no cursor
+/// handed out holds it, and PostgreSQL refuses it in a query's text).
+fn text_of(cursor: &str) -> Option<String> {
+    let text = String::from_utf8(URL_SAFE_NO_PAD.decode(cursor).ok()?).ok()?;
+    (!text.contains('\0')).then_some(text)
+}
+
 /// Decodes a cursor of exactly `n` parts; `None` for anything else.
 pub fn decode(cursor: &str, n: usize) -> Option<Vec<String>> {
-    let bytes = URL_SAFE_NO_PAD.decode(cursor).ok()?;
-    let text = String::from_utf8(bytes).ok()?;
+    let text = text_of(cursor)?;
     let parts: Vec<String> = text.split('\n').map(str::to_owned).collect();
     (parts.len() == n).then_some(parts)
 }
@@ -32,7 +38,7 @@ pub fn decode_keyset(cursor: &str) -> Option<(i64, String)> {
             (parts.pop()?, id)
         }
         None => {
-            let text = String::from_utf8(URL_SAFE_NO_PAD.decode(cursor).ok()?).ok()?;
+            let text = text_of(cursor)?;
             let (at, id) = text.split_once(':')?;
             (at.to_owned(), id.to_owned())
         }
@@ -54,6 +60,10 @@ mod tests {
         assert_eq!(decode(&c, 3), None);
         assert_eq!(decode("%%%", 2), None);
         assert_eq!(decode("", 2), None);
+        // "0\n\0" and "0:\0": U+0000 in an id.
+        assert_eq!(decode("MAoA", 2), None);
+        assert_eq!(decode_keyset("MAoA"), None);
+        assert_eq!(decode_keyset("MDoA"), None);
     }
 
     #[test]

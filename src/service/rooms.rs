@@ -53,6 +53,8 @@ pub struct RoomPlayer {
     pub id: String,
     /// Name.
     pub username: String,
+    /// Whether the player is a bot account.
+    pub bot: bool,
 }
 
 /// A room as clients see it.
@@ -74,27 +76,49 @@ pub struct RoomState {
     pub games: u32,
 }
 
-fn room_player(conn: &mut DbConnection, id: &str) -> Result<RoomPlayer> {
-    let found = match_store::usernames(conn, &[id])?;
-    Ok(RoomPlayer {
-        id: id.to_owned(),
-        username: found
+/// The room's state, its players' names read in one statement.
+fn room_state(conn: &mut DbConnection, room: &RoomRow) -> Result<RoomState> {
+    let ids: Vec<&str> = std::iter::once(room.host_id.as_str())
+        .chain(room.guest_id.as_deref())
+        .collect();
+    let names = match_store::names_and_bots(conn, &ids)?;
+    room_state_named(room, |id| names.get(id).cloned())
+}
+
+/// The state of a room whose new game `snap` seats both its players: their
+/// names and bot flags as the game's snapshot read them, without reading
+/// them again.
+fn started_room_state(room: &RoomRow, snap: &Snapshot) -> Result<RoomState> {
+    room_state_named(room, |id| {
+        let seat = [Seat::X, Seat::O]
             .into_iter()
-            .next()
-            .map(|(_, n)| n)
-            .unwrap_or_else(|| "(deleted)".into()),
+            .find(|&seat| snap.row.player(seat).is_some_and(|p| p.as_str() == id))?;
+        let (name, bot) = match seat {
+            Seat::X => (&snap.names.x, snap.names.bots[0]),
+            Seat::O => (&snap.names.o, snap.names.bots[1]),
+        };
+        name.clone().map(|name| (name, bot))
     })
 }
 
-fn room_state(conn: &mut DbConnection, room: &RoomRow) -> Result<RoomState> {
+/// The room's state, with `name_of` a player's name and bot flag (`None`:
+/// deleted).
+fn room_state_named(
+    room: &RoomRow,
+    name_of: impl Fn(&str) -> Option<(String, bool)>,
+) -> Result<RoomState> {
+    let player = |id: &str| {
+        let (username, bot) = name_of(id).unwrap_or_else(|| ("(deleted)".into(), false));
+        RoomPlayer {
+            id: id.to_owned(),
+            username,
+            bot,
+        }
+    };
     Ok(RoomState {
         code: room.code.clone(),
-        host: room_player(conn, &room.host_id)?,
-        guest: room
-            .guest_id
-            .as_deref()
-            .map(|g| room_player(conn, g))
-            .transpose()?,
+        host: player(&room.host_id),
+        guest: room.guest_id.as_deref().map(player),
         depth: u8::try_from(room.depth).unwrap_or(2),
         time_control: time_control(
             &room.tc_kind,
@@ -259,7 +283,7 @@ pub async fn join(ctx: &Context, player: &Player, code: &str, client: &str) -> R
             }
             room.guest_id = Some(guest);
             let snap = start_game(conn, &mut room, now)?;
-            Ok((room_state(conn, &room)?, Some(snap)))
+            Ok((started_room_state(&room, &snap)?, Some(snap)))
         })
         .await?;
     if let Some(snap) = started {
@@ -331,7 +355,7 @@ pub async fn rematch(
                 ));
             }
             let snap = start_game(conn, &mut room, now)?;
-            Ok((room_state(conn, &room)?, Some(snap)))
+            Ok((started_room_state(&room, &snap)?, Some(snap)))
         })
         .await?;
     if let Some(snap) = started {
@@ -344,9 +368,7 @@ pub async fn rematch(
 /// joining or asking for it), and publishes its first state, with the
 /// maker present.
 async fn announce(ctx: &Context, snap: &Snapshot, maker: &str) -> Result<()> {
-    if let Some(seat) = snap.row.seat_of(maker) {
-        matches::present_at_start(ctx, &snap.row, seat).await;
-    }
+    matches::present_at_start(ctx, &snap.row, maker).await;
     for seat in [Seat::X, Seat::O] {
         if let Some(player) = snap.row.player(seat) {
             super::events::notify_player(

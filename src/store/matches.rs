@@ -3,6 +3,8 @@
 //! Over 400 lines: every query on the match and move tables, each short, so a
 //! use case finds them in one place.
 
+use std::collections::HashMap;
+
 use diesel::prelude::*;
 use diesel::sql_types::Bool;
 
@@ -766,19 +768,24 @@ pub fn move_at(
         .optional()?)
 }
 
-/// Usernames of the given players.
+/// Usernames and bot flags of the given players, by id (a missing player
+/// is left out).
 ///
 /// # Errors
 /// Database errors.
-pub fn usernames(
+pub fn names_and_bots(
     conn: &mut DbConnection,
     ids: &[&str],
-) -> Result<Vec<(String, String)>, StoreError> {
+) -> Result<HashMap<String, (String, bool)>, StoreError> {
     if ids.is_empty() {
-        return Ok(Vec::new());
+        return Ok(HashMap::new());
     }
-    Ok(players::table
+    let found: Vec<(String, String, bool)> = players::table
         .filter(players::id.eq_any(ids))
-        .select((players::id, players::username))
-        .load(conn)?)
+        .select((players::id, players::username, players::bot))
+        .load(conn)?;
+    Ok(found
+        .into_iter()
+        .map(|(id, name, bot)| (id, (name, bot)))
+        .collect())
 }

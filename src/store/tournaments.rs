@@ -313,9 +313,9 @@ pub fn with_unrecorded_results(
 }
 
 /// An entrant with their name.
-pub type NamedEntrant = (EntrantRow, String);
+pub type NamedEntrant = (EntrantRow, String, bool);
 
-/// The entrants with their usernames, in joining order.
+/// The entrants with their usernames and bot flags, in joining order.
 ///
 /// # Errors
 /// Database errors.
@@ -330,7 +330,7 @@ pub fn entrants(
             tournament_players::joined_at.asc(),
             tournament_players::player_id.asc(),
         ))
-        .select((EntrantRow::as_select(), players::username))
+        .select((EntrantRow::as_select(), players::username, players::bot))
         .load(conn)?)
 }
 
@@ -591,6 +591,22 @@ pub fn game(conn: &mut DbConnection, match_id: &str) -> Result<Option<GameRow>, 
         .select(GameRow::as_select())
         .first(conn)
         .optional()?)
+}
+
+/// Which of `match_ids` are games of an arena (one statement).
+///
+/// # Errors
+/// Database errors.
+pub fn arena_games_among(
+    conn: &mut DbConnection,
+    match_ids: &[String],
+) -> Result<Vec<String>, StoreError> {
+    Ok(tournament_games::table
+        .inner_join(tournaments::table)
+        .filter(tournament_games::match_id.eq_any(match_ids))
+        .filter(tournaments::kind.eq("arena"))
+        .select(tournament_games::match_id)
+        .load(conn)?)
 }
 
 /// An arena game with its arena's end time (`None`: the match is not an

@@ -12,7 +12,7 @@
 //!   as each game ends), which gives the same lines.
 //! - Pairing: [`pair_pool`] pairs the players waiting in the pool; build its
 //!   input with [`Arena::pool`] or [`pool_of`].
-//! - Berserk: [`berserk_bank`].
+//! - Berserk: [`berserk_left`].
 //!
 //! Over 400 lines: one concept (an arena's pool, pairing, scoring and berserk)
 //! whose parts share the pool's private state; split it when a second pairing
@@ -198,8 +198,12 @@ pub enum BerserkRefused {
     AlreadyBerserk,
 }
 
-/// The bank of a player who goes berserk: their bank (`None`: untouched)
-/// less half the initial bank, never below zero.
+/// The time a player who goes berserk has left: half of what their clock
+/// shows now, `left` (`None`: untouched, the initial bank). Their clock may
+/// be running (it runs from the match's start for X, and O may go berserk on
+/// their first turn), so what it shows is halved, not the initial bank: one
+/// who thought for 100 s of 3 minutes keeps 40 s, rather than losing on
+/// time at once.
 ///
 /// RULES.md says berserk halves the player's own clock and nothing more, so
 /// the increment stays: the match keeps one time control for both seats
@@ -207,9 +211,9 @@ pub enum BerserkRefused {
 ///
 /// # Errors
 /// Not a clock control, the player has moved, or is already berserk.
-pub fn berserk_bank(
+pub fn berserk_left(
     time_control: &TimeControl,
-    bank: Option<Millis>,
+    left: Option<Millis>,
     has_moved: bool,
     already_berserk: bool,
 ) -> Result<Millis, BerserkRefused> {
@@ -222,7 +226,7 @@ pub fn berserk_bank(
     if has_moved {
         return Err(BerserkRefused::AlreadyMoved);
     }
-    Ok((bank.unwrap_or(initial_ms) - initial_ms / 2).max(0))
+    Ok(left.unwrap_or(initial_ms).max(0) / 2)
 }
 
 /// Why arena input was refused.

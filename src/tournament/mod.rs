@@ -9,7 +9,7 @@
 //!   Sonneborn-Berger and rating.
 //! - [`arena`]: a fixed duration; [`arena::pair_pool`] pairs the players waiting
 //!   in the pool, [`arena::Arena::standings`] scores points with streaks ("on
-//!   fire") and berserk, [`arena::berserk_bank`] halves a berserk player's clock.
+//!   fire") and berserk, [`arena::berserk_left`] halves a berserk player's clock.
 //!
 //! Player ids are the server's opaque strings; the module only compares them.
 

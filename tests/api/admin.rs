@@ -205,6 +205,7 @@ both_backends! {
         let item = &listed.body["items"][0];
         assert_eq!(item["x"]["username"], "fa_one");
         assert_eq!(item["o"]["username"], "fb_two");
+        assert_eq!(item["x"]["bot"], false);
         assert_eq!(item["reason"], "three_in_a_row");
     }
 
@@ -342,6 +343,7 @@ both_backends! {
         let found = app.get("/api/v1/admin/players?query=ALPHA", Some(&boss.token)).await;
         let names: Vec<&str> = found.body["items"].as_array().unwrap().iter().map(|p| p["username"].as_str().unwrap()).collect();
         assert_eq!(names, ["alpha_one", "Alphabet"]);
+        assert_eq!(found.body["items"][0]["bot"], false);
         let underscore = app.get("/api/v1/admin/players?query=a_", Some(&boss.token)).await;
         let names: Vec<&str> = underscore.body["items"].as_array().unwrap().iter().map(|p| p["username"].as_str().unwrap()).collect();
         assert_eq!(names, ["a_b"], "`_` is a character, not a wildcard");

@@ -141,6 +141,18 @@ async fn berserk(app: &TestApp, who: &Player, id: &str, match_id: &str) -> crate
     .await
 }
 
+/// An arena of ann and bob, 60-minute clocks, started by its director.
+async fn started_arena(app: &TestApp, name: &str) -> (String, [Player; 2]) {
+    let dir = app.quick_player("director").await;
+    let players = [app.quick_player("ann").await, app.quick_player("bob").await];
+    let id = create(app, &dir, arena_settings(name)).await;
+    for p in &players {
+        act(app, p, &id, "join").await.expect(200);
+    }
+    act(app, &dir, &id, "start").await.expect(200);
+    (id, players)
+}
+
 /// The other player of a two-player game.
 fn other<'a>(me: &Player, x: &'a Player, o: &'a Player) -> &'a Player {
     if me.id == x.id { o } else { x }
@@ -282,6 +294,52 @@ both_backends! {
         let lines: Vec<Value> = export.text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines.iter().filter(|l| l["type"] == "game").count(), 5);
         assert_eq!(lines.iter().filter(|l| l["type"] == "standing").count(), 2);
+    }
+
+    async fn berserk_halves_a_running_clock_as_it_shows(app: TestApp) {
+        let (id, players) = started_arena(&app, "Think").await;
+        let (g, x, o) = current(&app, &id, &players).await;
+        // X thinks five minutes of sixty on the first move, then goes berserk:
+        // the 55 minutes the clock shows become 27.5, not 30 less the five.
+        app.time.advance(300_000);
+        let halved = berserk(&app, x, &id, &g).await;
+        halved.expect(200);
+        assert_eq!(halved.body["clocks"]["x_ms"], 1_650_000);
+        assert_eq!(halved.body["clocks"]["running"], "x");
+        // O, whose clock waits, keeps half of the hour.
+        let waiting = berserk(&app, o, &id, &g).await;
+        waiting.expect(200);
+        assert_eq!(waiting.body["clocks"]["o_ms"], 1_800_000);
+        assert_eq!(waiting.body["clocks"]["x_ms"], 1_650_000);
+        // X's time runs on from there: a second later, a second less.
+        app.time.advance(1_000);
+        let moved = app.play(x, &g, 0, "4").await;
+        moved.expect(200);
+        assert_eq!(moved.body["clocks"]["x_ms"], 1_649_000);
+    }
+
+    async fn berserk_on_a_clock_that_ran_out_is_refused(app: TestApp) {
+        let (id, players) = started_arena(&app, "Late").await;
+        let (g, x, _) = current(&app, &id, &players).await;
+        app.time.advance(3_600_000);
+        berserk(&app, x, &id, &g).await.expect_problem(409, "match_over");
+    }
+
+    async fn an_arena_player_who_never_comes_is_covered_by_the_cpu(app: TestApp) {
+        // Unlike a Swiss no-show (a loss on time), an absent arena player is
+        // covered: the arena pairs them again and again, and each opponent
+        // would otherwise wait out their whole clock.
+        let (id, players) = started_arena(&app, "Absent").await;
+        let (g, _, o) = current(&app, &id, &players).await;
+        let beat = format!("/api/v1/matches/{g}/heartbeat");
+        for _ in 0..15 {
+            app.post(&beat, &json!({}), Some(&o.token)).await.expect(204);
+            app.time.advance(2_000);
+        }
+        uttt::worker::presence::tick(&app.ctx).await.unwrap();
+        let covered = app.state(o, &g).await;
+        assert_eq!(covered["players"]["x"]["controller"], "cpu", "{covered}");
+        assert_eq!(covered["status"], "active");
     }
 
     async fn berserk_needs_a_clock(app: TestApp) {

@@ -103,7 +103,7 @@ both_backends! {
 
         let again = act(&app, &b, &id, "accept").await;
         again.expect_problem(409, "challenge_not_pending");
-        assert_eq!(again.body["status"], "accepted");
+        assert_eq!(again.body["challenge_status"], "accepted");
         let shown = app.get(&format!("/api/v1/challenges/{id}"), Some(&a.token)).await;
         assert_eq!(shown.body["status"], "accepted");
         assert_eq!(shown.body["match_id"], match_id.as_str());
@@ -172,7 +172,7 @@ both_backends! {
         assert_eq!(told["id"], id);
         let late = act(&app, &b, id, "accept").await;
         late.expect_problem(409, "challenge_not_pending");
-        assert_eq!(late.body["status"], "cancelled");
+        assert_eq!(late.body["challenge_status"], "cancelled");
     }
 
     async fn who_may_be_challenged(app: TestApp) {
@@ -221,7 +221,7 @@ async fn expiry(app: TestApp) {
     // Past its time a challenge reads as expired even before the worker runs.
     let late = act(&app, &b, &second, "accept").await;
     late.expect_problem(409, "challenge_not_pending");
-    assert_eq!(late.body["status"], "expired");
+    assert_eq!(late.body["challenge_status"], "expired");
     // The worker marks both expired and tells both players.
     assert_eq!(uttt::worker::challenges::tick(&app.ctx).await.unwrap(), 2);
     let mut told = vec![

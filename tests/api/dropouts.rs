@@ -452,8 +452,103 @@ both_backends! {
             .await
             .unwrap()
             .unwrap();
-        uttt::service::matches::present_at_start(&app.ctx, &row, uttt::rules::Seat::O).await;
+        uttt::service::matches::present_at_start(&app.ctx, &row, &guest.id).await;
         // A new state tells everyone the guest is here.
         assert_eq!(shown(&app, &guest, &id).await, (2, json!(true), json!(true)));
+    }
+}
+
+/// Starts a one-round Swiss of `a` and `b`, 30 s a turn, directed by
+/// `dir`; answers its game: match id, X, O.
+async fn swiss_game<'a>(
+    app: &TestApp,
+    dir: &Player,
+    a: &'a Player,
+    b: &'a Player,
+) -> (String, &'a Player, &'a Player) {
+    let made = app
+        .post(
+            "/api/v1/tournaments",
+            &json!({"name": "Club night", "kind": "swiss", "depth": 1, "rounds": 1,
+            "time_control": {"kind": "per_turn", "turn_ms": 30000}, "round_pause_ms": 0}),
+            Some(&dir.token),
+        )
+        .await;
+    made.expect(201);
+    let tid = made.body["id"].as_str().unwrap().to_owned();
+    for p in [a, b] {
+        app.post(
+            &format!("/api/v1/tournaments/{tid}/join"),
+            &json!({}),
+            Some(&p.token),
+        )
+        .await
+        .expect(200);
+    }
+    app.post(
+        &format!("/api/v1/tournaments/{tid}/start"),
+        &json!({}),
+        Some(&dir.token),
+    )
+    .await
+    .expect(200);
+    let round = app
+        .get(
+            &format!("/api/v1/tournaments/{tid}/rounds/1"),
+            Some(&dir.token),
+        )
+        .await;
+    round.expect(200);
+    let board = &round.body["pairings"][0];
+    let x = if board["x"]["id"] == a.id.as_str() {
+        a
+    } else {
+        b
+    };
+    let o = if x.id == a.id { b } else { a };
+    (board["match_id"].as_str().unwrap().to_owned(), x, o)
+}
+
+both_backends! {
+    with app;
+    async fn a_tournament_no_show_loses_on_time_and_is_not_covered_by_the_cpu(app: TestApp) {
+        let dir = app.register("tdir").await;
+        let (a, b) = (app.register("showa").await, app.register("showb").await);
+        let (id, x, o) = swiss_game(&app, &dir, &a, &b).await;
+        // O is here; X never opens the game. Past any grace, X's seat stays
+        // X's, and X's turn runs out.
+        for _ in 0..14 {
+            heartbeat(&app, o, &id).await;
+            presence_tick(&app).await;
+            app.time.advance(2_000);
+        }
+        presence_tick(&app).await;
+        let waiting = app.state(o, &id).await;
+        assert_eq!(waiting["status"], "active", "{waiting}");
+        assert_eq!(waiting["players"]["x"]["controller"], "human", "{waiting}");
+        assert_eq!(cpu_tick(&app).await, 0, "the CPU plays for nobody");
+        app.time.advance(3_000);
+        assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 1);
+        let s = app.state(o, &id).await;
+        assert_eq!(s["result"]["winner"], "o", "{s}");
+        assert_eq!(s["result"]["reason"], "timeout");
+        assert_eq!(s["players"]["x"]["controller"], "human");
+        assert_eq!(s["players"]["x"]["id"], x.id.as_str());
+    }
+
+    async fn a_tournament_player_who_came_and_went_is_covered_by_the_cpu(app: TestApp) {
+        let dir = app.register("tdir").await;
+        let (a, b) = (app.register("gonea").await, app.register("goneb").await);
+        let (id, x, o) = swiss_game(&app, &dir, &a, &b).await;
+        // X opens the game, then drops out: a dropped player, not a no-show.
+        app.state(x, &id).await;
+        for _ in 0..3 {
+            heartbeat(&app, o, &id).await;
+            app.time.advance(2_000);
+        }
+        presence_tick(&app).await;
+        let s = app.state(o, &id).await;
+        assert_eq!(s["players"]["x"]["controller"], "cpu", "{s}");
+        assert_eq!(s["status"], "active");
     }
 }

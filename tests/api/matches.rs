@@ -311,6 +311,13 @@ both_backends! {
         let joined = app.post(&format!("/api/v1/rooms/{}/join", code.to_lowercase()), &json!({}), Some(&guest.token)).await;
         joined.expect(200);
         let first = joined.body["match_id"].as_str().unwrap().to_owned();
+        let seated = |body: &Value| {
+            assert_eq!(body["host"], json!({"id": host.id, "username": host.username, "bot": false}), "{body}");
+            assert_eq!(body["guest"], json!({"id": guest.id, "username": guest.username, "bot": false}), "{body}");
+        };
+        assert_eq!(room.body["host"], json!({"id": host.id, "username": host.username, "bot": false}));
+        assert_eq!(room.body["guest"], Value::Null);
+        seated(&joined.body);
         let third = app.register("third").await;
         app.post(&format!("/api/v1/rooms/{code}/join"), &json!({}), Some(&third.token)).await.expect_problem(409, "room_full");
         let early = app.post(&format!("/api/v1/rooms/{code}/rematch"), &json!({}), Some(&guest.token)).await;
@@ -322,10 +329,12 @@ both_backends! {
         again.expect(200);
         let second = again.body["match_id"].as_str().unwrap().to_owned();
         assert_ne!(second, first);
+        seated(&again.body);
         // The host asks too: the same new game, not an error.
         let same = app.post(&format!("/api/v1/rooms/{code}/rematch"), &json!({"after_match_id": first}), Some(&host.token)).await;
         same.expect(200);
         assert_eq!(same.body["match_id"], second.as_str());
+        seated(&same.body);
         let s = app.state(&host, &second).await;
         assert_eq!(s["players"]["x"]["id"], guest.id.as_str(), "the guest moves first in the rematch");
         assert_eq!(s["players"]["o"]["id"], host.id.as_str());

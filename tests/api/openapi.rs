@@ -48,6 +48,16 @@ fn every_error_code_of_api_md_is_documented() {
         "tournament_full",
         "tournament_closed",
         "not_enough_players",
+        "already_queued",
+        "already_matched",
+        "in_active_match",
+        "not_your_turn",
+        "stale_ply",
+        "match_over",
+        "illegal_move",
+        "berserk_not_allowed",
+        "challenge_not_pending",
+        "has_rated_games",
     ];
     for code in codes {
         assert!(

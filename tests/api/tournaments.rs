@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::both_backends;
-use crate::support::{EventStream, Player, TestApp, eventually};
+use crate::support::{Backend, EventStream, Player, TestApp, TestConfig, eventually};
 
 const WAIT: Duration = Duration::from_secs(20);
 /// Depth 1, 30 s a turn: games that end by resignation in a few requests.
@@ -78,6 +78,29 @@ async fn next_named(stream: &mut EventStream, name: &str) -> Value {
 }
 
 both_backends! {
+    async fn tournament_views_say_which_players_are_bots(app: TestApp) {
+        let dir = app.quick_player("director").await;
+        let human = app.quick_player("human").await;
+        let bot = app.quick_player("botty").await;
+        app.post("/api/v1/me/bot", &json!({}), Some(&bot.token)).await.expect(200);
+        let id = create(&app, &dir, quick_settings("Bots welcome", 1)).await;
+        for p in [&human, &bot] {
+            act(&app, p, &id, "join").await.expect(200);
+        }
+        let shown = app.get(&format!("/api/v1/tournaments/{id}"), None).await;
+        assert_eq!(shown.body["director"], json!({"id": dir.id, "username": dir.username, "bot": false}));
+        act(&app, &dir, &id, "start").await.expect(200);
+        let is_bot = |p: &Value| p["bot"] == (p["id"] == bot.id.as_str());
+        let standings = app.get(&format!("/api/v1/tournaments/{id}/standings"), Some(&dir.token)).await;
+        let items = standings.body["items"].as_array().unwrap();
+        assert_eq!(items.len(), 2);
+        assert!(items.iter().all(|s| is_bot(&s["player"])), "{items:?}");
+        assert!(items.iter().any(|s| s["player"]["bot"] == true));
+        let round = app.get(&format!("/api/v1/tournaments/{id}/rounds/1"), Some(&dir.token)).await;
+        let board = &round.body["pairings"][0];
+        assert!(is_bot(&board["x"]) && is_bot(&board["o"]), "{board}");
+    }
+
     async fn creating_and_joining_refuse_what_api_md_refuses(app: TestApp) {
         let dir = app.quick_player("director").await;
         let a = app.quick_player("alice").await;
@@ -159,6 +182,7 @@ both_backends! {
         let d = app.quick_player("dave").await;
         let late = app.post(&format!("/api/v1/tournaments/{id}/join"), &json!({"entry_code": "knight"}), Some(&d.token)).await;
         late.expect_problem(409, "tournament_closed");
+        assert_eq!(late.body["tournament_status"], "running");
         act(&app, &dir, &id, "start").await.expect_problem(409, "tournament_closed");
 
         // The director removes a player; then cancels.
@@ -166,7 +190,7 @@ both_backends! {
             .expect_problem(403, "forbidden");
         app.post(&format!("/api/v1/tournaments/{id}/players/{}/remove", c.id), &json!({}), Some(&dir.token)).await
             .expect(200);
-        let standings = app.get(&format!("/api/v1/tournaments/{id}/standings"), None).await;
+        let standings = app.get(&format!("/api/v1/tournaments/{id}/standings"), Some(&dir.token)).await;
         standings.expect(200);
         let carol = standings.body["items"].as_array().unwrap().iter()
             .find(|s| s["player"]["username"] == "carol").unwrap().clone();
@@ -417,5 +441,58 @@ both_backends! {
         let t = wait_for(&app, &id, "the scheduled start", |t| t["status"] == "running").await;
         assert_eq!(t["round"], 1);
         assert_eq!(round(&app, &id, 1).await["pairings"].as_array().unwrap().len(), 1);
+    }
+}
+
+/// A server whose workers run only when the test ticks them.
+async fn ticked(backend: Backend) -> Option<TestApp> {
+    let mut config = TestConfig::new(backend)?;
+    config.config.workers = uttt::config::Workers::NONE;
+    Some(TestApp::start(config).await)
+}
+
+both_backends! {
+    with ticked;
+    async fn the_next_round_is_paired_when_the_pause_after_the_last_game_is_over(app: TestApp) {
+        let dir = app.quick_player("director").await;
+        let mut players = Vec::new();
+        for name in ["ann", "ben", "cat", "dan"] {
+            players.push(app.quick_player(name).await);
+        }
+        let mut settings = quick_settings("Paused", 2);
+        settings["round_pause_ms"] = json!(10_000);
+        let id = create(&app, &dir, settings).await;
+        for p in &players {
+            act(&app, p, &id, "join").await.expect(200);
+        }
+        act(&app, &dir, &id, "start").await.expect(200);
+        let tick = || async { uttt::worker::tournaments::tick(&app.ctx).await.unwrap() };
+        let first = round(&app, &id, 1).await;
+        let boards = first["pairings"].as_array().unwrap().clone();
+        assert_eq!(boards.len(), 2);
+        for (i, board) in boards.iter().enumerate() {
+            let x = players.iter().find(|p| board["x"]["id"] == p.id.as_str()).unwrap();
+            let game = board["match_id"].as_str().unwrap();
+            app.post(&format!("/api/v1/matches/{game}/resign"), &json!({}), Some(&x.token)).await.expect(200);
+            if i == 0 {
+                // One game of the round still on: no pause starts yet.
+                tick().await;
+                app.time.advance(20_000);
+                tick().await;
+                assert_eq!(tournament(&app, &id).await["round"], 1, "a game of round 1 is still on");
+            }
+        }
+        // The last result is recorded at once; round 2 waits out the pause from then.
+        tick().await;
+        let recorded = round(&app, &id, 1).await;
+        assert!(recorded["pairings"].as_array().unwrap().iter().all(|b| b["result"] == "o"), "{recorded}");
+        assert_eq!(tournament(&app, &id).await["round"], 1);
+        app.time.advance(9_999);
+        tick().await;
+        assert_eq!(tournament(&app, &id).await["round"], 1, "still pausing");
+        app.time.advance(1);
+        tick().await;
+        assert_eq!(tournament(&app, &id).await["round"], 2, "paired when the pause is over");
+        assert_eq!(round(&app, &id, 2).await["pairings"].as_array().unwrap().len(), 2);
     }
 }

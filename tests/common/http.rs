@@ -60,6 +60,12 @@ impl Reply {
             "{}",
             self.text
         );
+        assert_eq!(
+            self.body["status"],
+            u64::from(status),
+            "a problem's `status` is its HTTP status; body: {}",
+            self.text
+        );
         self
     }
 }

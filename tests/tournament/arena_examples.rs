@@ -5,7 +5,7 @@ use uttt::clock::TimeControl;
 use uttt::rules::Seat;
 use uttt::tournament::arena::{
     Arena, ArenaError, ArenaPairing, BerserkRefused, Entrant, Finished, Game, PoolEntry, PoolPass,
-    Waiting, berserk_bank, pair_pool, score_game,
+    Waiting, berserk_left, pair_pool, score_game,
 };
 use uttt::tournament::{GameResult, Outcome, SeatHistory};
 
@@ -356,26 +356,30 @@ fn bad_arena_input_is_refused() {
 #[test]
 fn berserk_halves_the_players_own_clock_before_their_first_move() {
     let tc = TimeControl::TOURNAMENT;
-    assert_eq!(berserk_bank(&tc, None, false, false), Ok(300_000));
-    assert_eq!(berserk_bank(&tc, Some(600_000), false, false), Ok(300_000));
+    assert_eq!(berserk_left(&tc, None, false, false), Ok(300_000));
+    assert_eq!(berserk_left(&tc, Some(600_000), false, false), Ok(300_000));
+    // A running clock halves what it shows: 100 s of 3 minutes thought, 40 s kept.
+    let blitz = TimeControl::clock(180_000, 0).unwrap();
+    assert_eq!(berserk_left(&blitz, Some(80_000), false, false), Ok(40_000));
+    assert_eq!(berserk_left(&blitz, Some(0), false, false), Ok(0));
     // The increment is untouched: it belongs to the match's time control.
     let inc = TimeControl::clock(180_000, 2_000).unwrap();
-    assert_eq!(berserk_bank(&inc, None, false, false), Ok(90_000));
+    assert_eq!(berserk_left(&inc, None, false, false), Ok(90_000));
     assert_eq!(
-        berserk_bank(&tc, None, true, false),
+        berserk_left(&tc, None, true, false),
         Err(BerserkRefused::AlreadyMoved)
     );
     assert_eq!(
-        berserk_bank(&tc, None, false, true),
+        berserk_left(&tc, None, false, true),
         Err(BerserkRefused::AlreadyBerserk)
     );
     let per_turn = TimeControl::per_turn(30_000).unwrap();
     assert_eq!(
-        berserk_bank(&per_turn, None, false, false),
+        berserk_left(&per_turn, None, false, false),
         Err(BerserkRefused::NoClock)
     );
     assert_eq!(
-        berserk_bank(&TimeControl::None, None, false, false),
+        berserk_left(&TimeControl::None, None, false, false),
         Err(BerserkRefused::NoClock)
     );
 }

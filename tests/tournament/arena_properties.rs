@@ -6,10 +6,11 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
 use proptest::prelude::*;
+use uttt::clock::TimeControl;
 use uttt::rules::Seat;
 use uttt::tournament::arena::{
-    Arena, ArenaPairing, Ending, Entrant, Finished, Game, PoolEntry, PoolPass, Tally, Waiting,
-    pair_pool, pool_of, standings_of,
+    Arena, ArenaPairing, BerserkRefused, Ending, Entrant, Finished, Game, PoolEntry, PoolPass,
+    Tally, Waiting, berserk_left, pair_pool, pool_of, standings_of,
 };
 use uttt::tournament::{GameResult, SeatHistory};
 
@@ -177,6 +178,22 @@ fn check_pool_pairing(
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn berserk_halves_whatever_the_clock_shows(
+        initial in 10_000i64..=10_800_000,
+        spent_per_mille in 0i64..=1000,
+        increment in 0i64..=60_000,
+    ) {
+        let tc = TimeControl::clock(initial, increment).unwrap();
+        let left = initial - initial * spent_per_mille / 1000;
+        let halved = berserk_left(&tc, Some(left), false, false).unwrap();
+        // Half, rounded down: never more than was left, never a flag while time was left.
+        prop_assert!(halved * 2 == left || halved * 2 + 1 == left, "{left} -> {halved}");
+        prop_assert!(halved <= left);
+        prop_assert!(left < 2 || halved > 0);
+        prop_assert_eq!(berserk_left(&tc, Some(left), true, false), Err(BerserkRefused::AlreadyMoved));
+    }
 
     #[test]
     fn random_pools_pair_by_the_rules(n in 0usize..=60, seed in any::<u64>()) {

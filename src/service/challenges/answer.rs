@@ -37,7 +37,7 @@ fn not_pending(row: &ChallengeRow) -> Error {
     Error::conflict(
         ConflictCode::ChallengeNotPending,
         format!("the challenge is {}", row.status),
-        Some(("status", row.status.clone())),
+        Some(("challenge_status", row.status.clone())),
     )
 }
 
@@ -167,9 +167,7 @@ pub async fn accept(ctx: &Context, player: &Player, id: &str) -> Result<Accepted
     let match_id = snap.row.id.to_string();
     tracing::info!(challenge.id = %row.id, match.id = %match_id, "challenge accepted");
     // Before the notices: a challenger told at once opens the match at once.
-    if let Some(seat) = snap.row.seat_of(&player.id) {
-        matches::present_at_start(ctx, &snap.row, seat).await;
-    }
+    matches::present_at_start(ctx, &snap.row, &player.id).await;
     events::notify_player(
         ctx,
         &row.challenger_id,

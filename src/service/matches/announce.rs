@@ -12,21 +12,22 @@ use super::grace::MIN_GRACE_MS;
 use super::play::{self, Snapshot};
 use super::presence::{
     configured_grace, connected, connected_from, is_present, presence_key, presence_ttl, seat_keys,
+    seen_ttl,
 };
 use super::publish::publish;
 use super::record::MatchRecord;
 
-/// Records that the seated player `seat` of `match_id` is present now.
+/// Records that the seated player `seat` of `row` is present now.
 ///
 /// # Errors
 /// Broker failures.
-pub async fn touch(ctx: &Context, match_id: &str, seat: Seat) -> Result<bool> {
+pub async fn touch(ctx: &Context, row: &MatchRow, seat: Seat) -> Result<bool> {
     let now = ctx.time.now_ms();
     let previous = ctx
         .broker
-        .seen(&presence_key(match_id, seat), now, presence_ttl(ctx))
+        .seen(&presence_key(&row.id, seat), now, seen_ttl(ctx, row))
         .await?;
-    after_seen(ctx, match_id, previous, now).await
+    after_seen(ctx, &row.id, previous, now).await
 }
 
 /// [`touch`], reading in the same broker call both seats' presence records
@@ -36,20 +37,20 @@ pub async fn touch(ctx: &Context, match_id: &str, seat: Seat) -> Result<bool> {
 /// Broker failures.
 pub async fn touch_reading(
     ctx: &Context,
-    match_id: &str,
+    row: &MatchRow,
     seat: Seat,
 ) -> Result<(bool, Vec<PresenceRecord>)> {
     let now = ctx.time.now_ms();
     let (previous, records) = ctx
         .broker
         .seen_then_presence(
-            &presence_key(match_id, seat),
+            &presence_key(&row.id, seat),
             now,
-            presence_ttl(ctx),
-            &seat_keys(match_id),
+            seen_ttl(ctx, row),
+            &seat_keys(&row.id),
         )
         .await?;
-    Ok((after_seen(ctx, match_id, previous, now).await?, records))
+    Ok((after_seen(ctx, &row.id, previous, now).await?, records))
 }
 
 /// Announces the seat's presence if it was last seen at `previous` (before
@@ -146,16 +147,20 @@ async fn publish_presence(ctx: &Context, match_id: &str) -> Result<bool> {
     }
 }
 
-/// Counts the seat of the player whose request made `row`, a new match, as
-/// present from its first state, which is shown after this: their request
-/// is one on the match, and they are here. Their first request on it then
+/// Counts the seat of `maker`, the player whose request made `row`, a new
+/// match, as present from its first state, which is shown after this: their
+/// request is one on the match, and they are here (a maker not seated at it
+/// is left out). Their first request on it then
 /// has nothing new to announce; before, it wrote and published a second
 /// state of every such match for their `connected` flag alone. The other
 /// seat is shown as it stands (absent until its player comes).
 ///
 /// Best effort: the match is committed, so a failure here is logged and
 /// costs only that second state, made by the maker's first request as before.
-pub async fn present_at_start(ctx: &Context, row: &MatchRow, seat: Seat) {
+pub async fn present_at_start(ctx: &Context, row: &MatchRow, maker: &str) {
+    let Some(seat) = row.seat_of(maker) else {
+        return;
+    };
     if let Err(err) = mark_present_at_start(ctx, row, seat).await {
         tracing::warn!(match.id = %row.id, error = %err, "could not record a new match's maker as present");
     }
@@ -165,7 +170,12 @@ async fn mark_present_at_start(ctx: &Context, row: &MatchRow, seat: Seat) -> Res
     let (now, ttl) = (ctx.time.now_ms(), presence_ttl(ctx));
     let (_, records) = ctx
         .broker
-        .seen_then_presence(&presence_key(&row.id, seat), now, ttl, &seat_keys(&row.id))
+        .seen_then_presence(
+            &presence_key(&row.id, seat),
+            now,
+            seen_ttl(ctx, row),
+            &seat_keys(&row.id),
+        )
         .await?;
     // Should the other player's first request announce them between this
     // read and the mark below, the mark may lag the flags published; the

@@ -4,12 +4,16 @@
 //!
 //! The grace period and the substitute's pace are in `grace`: a dropped
 //! player is covered, a connected player who lets the time run out loses on
-//! time. Presence itself (event-stream leases, last-seen times) is in
+//! time, and so does a Swiss player who never showed up for the game
+//! (RULES.md: "a forfeit by no-show is a loss on time like any other"). Presence itself (event-stream leases, last-seen times) is in
 //! `presence`.
+
+use std::collections::HashSet;
 
 use crate::broker::PresenceRecord;
 use crate::rules::Seat;
 use crate::store::matches::{self as store, MatchRow};
+use crate::store::tournaments as tournament_store;
 use crate::time::Millis;
 
 use super::super::{Context, Error, Result};
@@ -17,7 +21,7 @@ use super::grace::{MIN_GRACE_MS, grace_for};
 use super::play::{self, Snapshot};
 use super::presence::{configured_grace, presence_key};
 use super::publish::publish;
-use super::record::{Controller, MatchRecord};
+use super::record::{Controller, MatchRecord, Mode};
 
 pub use super::grace::SUBSTITUTE_PACE_MS;
 
@@ -43,6 +47,19 @@ fn is_dropped(
         .unwrap_or(row.created_at)
         .max(row.created_at);
     Ok(now - seen >= grace)
+}
+
+/// Whether `seat` of a tournament game may be a no-show: its player has
+/// neither been seen on the match nor moved in it. (A tournament game keeps
+/// a seat's seen time past its first turn, `presence::seen_ttl`, so none
+/// means never seen.) In a Swiss game their clock runs and they lose on
+/// time, as RULES.md has it; the CPU covers only a player who came and went.
+/// An arena's absent player is covered as before: it pairs them game after
+/// game, and each opponent would wait out their whole clock.
+fn may_be_no_show(row: &MatchRow, seat: Seat, record: PresenceRecord) -> bool {
+    // X moves at plies 0, 2, …; O at 1, 3, …
+    let has_moved = row.ply > i32::from(seat == Seat::O);
+    row.mode == Mode::Tournament && !record.leased && record.last_seen.is_none() && !has_moved
 }
 
 /// Hands the seat to move of match `id` to the CPU if, under the lock, it is
@@ -124,9 +141,25 @@ pub async fn sweep(ctx: &Context, limit: i64) -> Result<usize> {
         .map(|(row, seat)| presence_key(&row.id, *seat))
         .collect();
     let records = ctx.broker.presence(&keys).await?;
+    let maybe: Vec<String> = to_move
+        .iter()
+        .zip(&records)
+        .filter(|((row, seat), record)| may_be_no_show(row, *seat, **record))
+        .map(|((row, _), _)| row.id.to_string())
+        .collect();
+    let arena: HashSet<String> = if maybe.is_empty() {
+        HashSet::new()
+    } else {
+        let in_arenas = ctx
+            .db
+            .run(move |conn| tournament_store::arena_games_among(conn, &maybe))
+            .await?;
+        in_arenas.into_iter().collect()
+    };
     let mut taken = 0;
     for ((row, seat), record) in to_move.into_iter().zip(records) {
-        if !is_dropped(ctx, &row, seat, record, now)? {
+        let no_show = may_be_no_show(&row, seat, record) && !arena.contains(row.id.as_str());
+        if no_show || !is_dropped(ctx, &row, seat, record, now)? {
             continue;
         }
         let (id, ply) = (row.id.clone(), row.ply);

@@ -92,7 +92,7 @@ pub async fn create_practice(
             play::snapshot(conn, row)
         })
         .await?;
-    announce::present_at_start(ctx, &snap.row, req.seat).await;
+    announce::present_at_start(ctx, &snap.row, &player.id).await;
     tracing::info!(match.id = %snap.row.id, "practice match created");
     publish(ctx, &snap).await
 }
@@ -121,10 +121,10 @@ async fn observe_reading(
         return Ok((false, None));
     };
     let (announced, records) = if read {
-        let (announced, records) = announce::touch_reading(ctx, &row.id, seat).await?;
+        let (announced, records) = announce::touch_reading(ctx, row, seat).await?;
         (announced, Some(records))
     } else {
-        (touch(ctx, &row.id, seat).await?, None)
+        (touch(ctx, row, seat).await?, None)
     };
     if row.is_active() && row.controller(seat) == record::Controller::Cpu {
         dropout::reclaim(ctx, &row.id, seat).await?;
@@ -510,7 +510,7 @@ pub async fn open_feed(ctx: &Context, viewer: &Player, id: String) -> Result<Fee
     let seat = snap.row.seat_of(&viewer.id);
     // Leased before the seat is observed, so the state it announces already counts the stream.
     let lease = match seat {
-        Some(seat) => Some(presence::lease(ctx, &id, seat).await?),
+        Some(seat) => Some(presence::lease(ctx, &snap.row, seat).await?),
         None => None,
     };
     if observe(ctx, &viewer.id, &snap.row).await? {

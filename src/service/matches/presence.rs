@@ -17,13 +17,14 @@
 use std::time::Duration;
 
 use crate::broker::PresenceRecord;
+use crate::clock::TimeControl;
 use crate::rules::Seat;
 use crate::store::matches::MatchRow;
 use crate::time::Millis;
 
 use super::super::{Context, Result};
 use super::grace::grace_for;
-use super::record::{MatchRecord, seat_str};
+use super::record::{MatchRecord, Mode, seat_str};
 
 /// The broker key of a seat's presence.
 pub fn presence_key(match_id: &str, seat: Seat) -> String {
@@ -37,6 +38,24 @@ pub(crate) fn presence_ttl(ctx: &Context) -> Duration {
 
 fn millis(d: Duration) -> Millis {
     i64::try_from(d.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// How long the seen time of a seat of `row` is kept: [`presence_ttl`],
+/// and in a tournament game longer by the time a first turn may take, so
+/// that a seat with no seen time there was never seen, rather than seen
+/// long ago (`dropout`'s no-show, a loss on time, against a player who came
+/// and went, whom the CPU covers).
+pub(crate) fn seen_ttl(ctx: &Context, row: &MatchRow) -> Duration {
+    let base = presence_ttl(ctx);
+    if row.mode != Mode::Tournament {
+        return base;
+    }
+    let first_turn = match row.time_control() {
+        Ok(TimeControl::Clock { initial_ms, .. }) => initial_ms,
+        Ok(TimeControl::PerTurn { turn_ms }) => turn_ms,
+        _ => 0,
+    };
+    base + Duration::from_millis(u64::try_from(first_turn).unwrap_or(0))
 }
 
 /// The configured grace period, in ms.
@@ -66,20 +85,23 @@ pub struct Lease {
     ctx: Context,
     key: String,
     holder: String,
+    /// How long the seen time it leaves when it closes is kept.
+    seen_ttl: Duration,
 }
 
-/// Takes a lease on `seat` of `match_id` for an event stream that opens now.
+/// Takes a lease on `seat` of `row` for an event stream that opens now.
 ///
 /// # Errors
 /// Broker failures.
-pub async fn lease(ctx: &Context, match_id: &str, seat: Seat) -> Result<Lease> {
-    let key = presence_key(match_id, seat);
+pub async fn lease(ctx: &Context, row: &MatchRow, seat: Seat) -> Result<Lease> {
+    let key = presence_key(&row.id, seat);
     let holder = ctx.streams.add(&ctx.instance, &key);
     // Made before the first await, so a failure below still releases it.
     let lease = Lease {
         ctx: ctx.clone(),
         key,
         holder,
+        seen_ttl: seen_ttl(ctx, row),
     };
     ctx.broker
         .hold(
@@ -93,16 +115,17 @@ pub async fn lease(ctx: &Context, match_id: &str, seat: Seat) -> Result<Lease> {
 impl Drop for Lease {
     fn drop(&mut self) {
         self.ctx.streams.forget(&self.holder);
-        let (ctx, key, holder) = (
+        let (ctx, key, holder, ttl) = (
             self.ctx.clone(),
             std::mem::take(&mut self.key),
             std::mem::take(&mut self.holder),
+            self.seen_ttl,
         );
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
             return; // no runtime: the process is ending, and the lease lapses by itself
         };
         runtime.spawn(async move {
-            if let Err(err) = closed(&ctx, &key, &holder).await {
+            if let Err(err) = closed(&ctx, &key, &holder, ttl).await {
                 tracing::warn!(error = %err, "could not release a presence lease; it lapses by itself");
             }
         });
@@ -110,13 +133,13 @@ impl Drop for Lease {
 }
 
 /// A stream closed: the seat counts as seen a linger from now, then the lease goes.
-async fn closed(ctx: &Context, key: &str, holder: &str) -> Result<()> {
+async fn closed(ctx: &Context, key: &str, holder: &str, ttl: Duration) -> Result<()> {
     let until = ctx
         .time
         .now_ms()
         .saturating_add(millis(ctx.config.presence.linger));
     // Seen first: between the two calls the seat must never look empty.
-    ctx.broker.seen(key, until, presence_ttl(ctx)).await?;
+    ctx.broker.seen(key, until, ttl).await?;
     ctx.broker.release(key, holder).await?;
     Ok(())
 }

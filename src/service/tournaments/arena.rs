@@ -47,7 +47,7 @@ use super::super::matches::state::MatchState;
 use super::super::{ConflictCode, Context, Error, Result, ladders, matches};
 use super::feed::PairingEvent;
 use super::tally::{tally_of, tally_row};
-use super::{Kind, PlayerRef, Status, game_spec};
+use super::{Kind, PlayerRef, Roster, Status, game_spec};
 
 /// How often a running arena's pool is paired.
 pub const PASS_EVERY_MS: Millis = 1_000;
@@ -357,6 +357,7 @@ pub async fn berserk(
         match_id.to_owned(),
         player.id.clone(),
     );
+    let now = ctx.time.now_ms();
     let snap = ctx
         .db
         .write(move |conn| {
@@ -383,8 +384,28 @@ pub async fn berserk(
                 Seat::X => game.x_berserk,
                 Seat::O => game.o_berserk,
             };
-            let bank = core::berserk_bank(&m.time_control()?, m.bank(seat), has_moved, already)
+            // The clock as it shows now: running if it is their turn (whose
+            // start, a move committed since `now` was read, may be later).
+            let tc = m.time_control()?;
+            let running = m.to_move_seat() == Some(seat);
+            let now = now.max(m.turn_started_at);
+            let left = if running {
+                tc.left_to_move(m.turn_started_at, m.bank(seat), now)
+            } else {
+                tc.left_waiting(m.bank(seat))
+            };
+            if running && left == Some(0) {
+                // The clock worker ends the match on time.
+                return Err(Error::MatchOver("your time ran out"));
+            }
+            let left = core::berserk_left(&tc, left, has_moved, already)
                 .map_err(|e| not_allowed(&e.to_string()))?;
+            // A running clock's bank counts from its turn's start.
+            let bank = if running {
+                left + (now - m.turn_started_at).max(0)
+            } else {
+                left
+            };
             match seat {
                 Seat::X => m.x_bank_ms = Some(bank),
                 Seat::O => m.o_bank_ms = Some(bank),
@@ -444,17 +465,8 @@ pub struct GameView {
 /// # Errors
 /// Store failures; a corrupt record.
 pub fn games_of(conn: &mut DbConnection, row: &TournamentRow) -> Result<Vec<GameView>> {
-    let names: HashMap<String, String> = store::entrants(conn, &row.id)?
-        .into_iter()
-        .map(|(e, name)| (e.player_id, name))
-        .collect();
-    let named = |id: &str| PlayerRef {
-        id: id.to_owned(),
-        username: names
-            .get(id)
-            .cloned()
-            .unwrap_or_else(|| "(deleted)".to_owned()),
-    };
+    let names = Roster::of(conn, &row.id)?;
+    let named = |id: &str| names.named(id);
     let (games, points) = if Kind::parse(&row.kind) == Some(Kind::Arena) {
         let loaded = load(conn, row)?;
         let mut points = vec![BySeat { x: None, o: None }; loaded.games.len()];

@@ -17,6 +17,8 @@ pub mod registration;
 pub mod run;
 pub mod tally;
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -109,6 +111,39 @@ pub struct PlayerRef {
     pub id: String,
     /// Name.
     pub username: String,
+    /// Whether the player is a bot account.
+    pub bot: bool,
+}
+
+/// A tournament's entrants as its views name them, by id.
+struct Roster(HashMap<String, PlayerRef>);
+
+impl Roster {
+    /// The entrants of tournament `id`, read in one statement.
+    fn of(conn: &mut DbConnection, id: &str) -> Result<Roster> {
+        Ok(Roster(
+            store::entrants(conn, id)?
+                .into_iter()
+                .map(|(e, username, bot)| {
+                    let player = PlayerRef {
+                        id: e.player_id.clone(),
+                        username,
+                        bot,
+                    };
+                    (e.player_id, player)
+                })
+                .collect(),
+        ))
+    }
+
+    /// The entrant `id` (`(deleted)` once their account is gone).
+    fn named(&self, id: &str) -> PlayerRef {
+        self.0.get(id).cloned().unwrap_or_else(|| PlayerRef {
+            id: id.to_owned(),
+            username: "(deleted)".to_owned(),
+            bot: false,
+        })
+    }
 }
 
 /// A tournament as clients see it (API.md `GET /tournaments/{id}`).
@@ -198,13 +233,14 @@ fn game_spec(row: &TournamentRow, x: &str, o: &str) -> Result<NewMatch> {
     })
 }
 
-/// The player's name, or `(deleted)`.
+/// The player's name and bot flag, or `(deleted)`.
 fn player_ref(conn: &mut DbConnection, id: &str) -> Result<PlayerRef> {
-    let username = crate::store::players::by_id(conn, id)?
-        .map_or_else(|| "(deleted)".to_owned(), |p| p.username);
+    let (username, bot) = crate::store::players::by_id(conn, id)?
+        .map_or_else(|| ("(deleted)".to_owned(), false), |p| (p.username, p.bot));
     Ok(PlayerRef {
         id: id.to_owned(),
         username,
+        bot,
     })
 }
 
@@ -287,7 +323,7 @@ fn closed(row: &TournamentRow) -> Error {
     Error::conflict(
         ConflictCode::TournamentClosed,
         format!("the tournament is {} and no longer takes this", row.status),
-        Some(("status", row.status.clone())),
+        Some(("tournament_status", row.status.clone())),
     )
 }
 

@@ -1,7 +1,5 @@
 //! Reading tournaments: the list, the standings and a round's pairings.
 
-use std::collections::HashMap;
-
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -13,7 +11,7 @@ pub use super::super::page::Page;
 use super::super::{Context, Error, Result, cursor};
 use super::arena::{self, GameView};
 use super::run::load_swiss;
-use super::{Kind, PlayerRef, Status, TournamentView, view};
+use super::{Kind, PlayerRef, Roster, Status, TournamentView, view};
 
 /// A Swiss player's tiebreaks (RULES.md: Buchholz, then Sonneborn-Berger).
 #[derive(Debug, Clone, Serialize, ToSchema, PartialEq)]
@@ -127,30 +125,12 @@ pub async fn list(
         .await
 }
 
-/// Entrants' names by id.
-fn names(conn: &mut DbConnection, id: &str) -> Result<HashMap<String, String>> {
-    Ok(store::entrants(conn, id)?
-        .into_iter()
-        .map(|(e, name)| (e.player_id, name))
-        .collect())
-}
-
-fn named(names: &HashMap<String, String>, id: &str) -> PlayerRef {
-    PlayerRef {
-        id: id.to_owned(),
-        username: names
-            .get(id)
-            .cloned()
-            .unwrap_or_else(|| "(deleted)".to_owned()),
-    }
-}
-
 /// The standings of a tournament, whole (games still being played do not count yet).
 ///
 /// # Errors
 /// Store failures.
 pub fn standings_of(conn: &mut DbConnection, id: &str) -> Result<Vec<StandingView>> {
-    let names = names(conn, id)?;
+    let names = Roster::of(conn, id)?;
     let row = store::get(conn, id)?.ok_or(Error::NotFound("tournament"))?;
     if Kind::parse(&row.kind) == Some(Kind::Arena) {
         return arena_standings(conn, &row, &names);
@@ -161,7 +141,7 @@ pub fn standings_of(conn: &mut DbConnection, id: &str) -> Result<Vec<StandingVie
         .into_iter()
         .map(|s: Standing| StandingView {
             rank: s.rank,
-            player: named(&names, &s.id),
+            player: names.named(&s.id),
             rating: (s.rating * 100.0).round() / 100.0,
             score: s.score,
             games: s.games,
@@ -183,13 +163,13 @@ pub fn standings_of(conn: &mut DbConnection, id: &str) -> Result<Vec<StandingVie
 fn arena_standings(
     conn: &mut DbConnection,
     row: &TournamentRow,
-    names: &HashMap<String, String>,
+    names: &Roster,
 ) -> Result<Vec<StandingView>> {
     Ok(arena::standings(conn, row)?
         .into_iter()
         .map(|s| StandingView {
             rank: s.rank,
-            player: named(names, &s.id),
+            player: names.named(&s.id),
             rating: (s.rating * 100.0).round() / 100.0,
             score: f64::from(s.points),
             games: s.games,
@@ -251,7 +231,7 @@ pub fn decode_standings_cursor(text: &str) -> Option<usize> {
 /// # Errors
 /// Store failures.
 pub fn rounds_of(conn: &mut DbConnection, id: &str) -> Result<Vec<RoundView>> {
-    let names = names(conn, id)?;
+    let names = Roster::of(conn, id)?;
     let games = store::games_live(conn, id)?;
     Ok(store::rounds(conn, id)?
         .into_iter()
@@ -262,13 +242,13 @@ pub fn rounds_of(conn: &mut DbConnection, id: &str) -> Result<Vec<RoundView>> {
                 .filter(|(g, _)| g.round == r.round)
                 .map(|(g, outcome)| PairingView {
                     board: u32::try_from(g.board).unwrap_or(0),
-                    x: named(&names, &g.x_player_id),
-                    o: named(&names, &g.o_player_id),
+                    x: names.named(&g.x_player_id),
+                    o: names.named(&g.o_player_id),
                     match_id: g.match_id.clone(),
                     result: outcome.map(|w| w.map_or("draw", |s| s.as_str()).to_owned()),
                 })
                 .collect(),
-            bye: r.bye_player_id.as_deref().map(|b| named(&names, b)),
+            bye: r.bye_player_id.as_deref().map(|b| names.named(b)),
         })
         .collect())
 }

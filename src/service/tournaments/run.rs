@@ -77,7 +77,7 @@ fn game_result(text: Option<&str>) -> Option<GameResult> {
 pub fn load_swiss(conn: &mut DbConnection, tournament_id: &str, live: bool) -> Result<Swiss> {
     let entrants = store::entrants(conn, tournament_id)?
         .into_iter()
-        .map(|(e, _)| swiss::Entrant {
+        .map(|(e, ..)| swiss::Entrant {
             id: e.player_id,
             rating: e.rating,
             withdrawn: e.withdrawn,
@@ -232,7 +232,7 @@ pub fn start_locked(
     now: Millis,
 ) -> Result<Changed> {
     let ladder = rating_ladder(&settings.ladders, row).cloned();
-    for (entrant, _) in store::entrants(conn, &row.id)? {
+    for (entrant, ..) in store::entrants(conn, &row.id)? {
         let rating = current_rating(
             conn,
             &entrant.player_id,
