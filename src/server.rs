@@ -101,6 +101,7 @@ pub async fn context(config: Config, time: Arc<dyn TimeSource>) -> anyhow::Resul
         signals: Arc::default(),
         streams: Arc::default(),
         instance: crate::ids::record_id().into(),
+        sweep_from: Arc::default(),
         shutdown: crate::service::Shutdown::default(),
     })
 }

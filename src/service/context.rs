@@ -35,6 +35,9 @@ pub struct Context {
     pub streams: Arc<OpenStreams>,
     /// This process's identity in broker locks.
     pub instance: Arc<str>,
+    /// Where the presence worker's next drop-out sweep goes on from (the
+    /// keyset of the last turn it looked at; `None`: the oldest).
+    pub sweep_from: Arc<std::sync::Mutex<Option<(crate::time::Millis, String)>>>,
     /// Tells streams and workers that the instance is shutting down.
     pub shutdown: Shutdown,
 }

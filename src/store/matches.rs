@@ -665,20 +665,32 @@ pub fn active(conn: &mut DbConnection, limit: i64) -> Result<Vec<MatchRow>, Stor
 }
 
 /// Active matches whose side to move is played by its human and whose turn
-/// began at or before `started_before` (the presence worker's candidates).
+/// began at or before `started_before` (the presence worker's candidates),
+/// oldest turn first, after the keyset `(turn_started_at, id)` of `after`.
 ///
 /// # Errors
 /// Database errors.
 pub fn human_turns(
     conn: &mut DbConnection,
     started_before: i64,
+    after: Option<(i64, &str)>,
     limit: i64,
 ) -> Result<Vec<MatchRow>, StoreError> {
-    Ok(matches::table
+    let mut query = matches::table
         .filter(matches::status.eq(MatchStatus::Active))
         .filter(matches::turn_started_at.le(started_before))
         .filter(matches::awaiting_cpu.eq(false))
-        .order(matches::turn_started_at.asc())
+        .into_boxed();
+    if let Some((at, id)) = after {
+        // `>=` first, so the index on the turn's start bounds the scan.
+        query = query.filter(matches::turn_started_at.ge(at)).filter(
+            matches::turn_started_at
+                .gt(at)
+                .or(matches::id.gt(id.to_owned())),
+        );
+    }
+    Ok(query
+        .order((matches::turn_started_at.asc(), matches::id.asc()))
         .select(MatchRow::as_select())
         .limit(limit)
         .load(conn)?)

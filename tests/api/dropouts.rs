@@ -552,3 +552,27 @@ both_backends! {
         assert_eq!(s["status"], "active");
     }
 }
+
+both_backends! {
+    with app;
+    async fn a_dropped_player_behind_older_turns_is_still_covered(app: TestApp) {
+        // A's X thinks long and stays; B's X, whose turn began later, is gone.
+        let (ax, ao) = (app.register("longa").await, app.register("longb").await);
+        let a = app.room_match(&ax, &ao, 1, json!({"kind": "none"})).await;
+        app.time.advance(10);
+        let (bx, bo) = (app.register("goner").await, app.register("stayer").await);
+        let b = app.room_match(&bx, &bo, 1, json!({"kind": "none"})).await;
+        app.time.advance(3_000);
+        heartbeat(&app, &ax, &a).await;
+        // A pass of one candidate looks at A's turn, the oldest; the next goes
+        // on to B's, rather than at A's again.
+        let sweep = || async { uttt::service::matches::dropout::sweep(&app.ctx, 1).await.unwrap() };
+        assert_eq!(sweep().await, 0);
+        assert_eq!(sweep().await, 1);
+        assert_eq!(app.state(&bo, &b).await["players"]["x"]["controller"], "cpu");
+        assert_eq!(app.state(&ao, &a).await["players"]["x"]["controller"], "human");
+        // After the youngest, the passes start over from the oldest.
+        assert_eq!(sweep().await, 0);
+        assert_eq!(sweep().await, 0);
+    }
+}

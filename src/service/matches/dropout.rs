@@ -117,7 +117,15 @@ pub async fn reclaim(ctx: &Context, id: &str, seat: Seat) -> Result<()> {
     Ok(())
 }
 
-/// Hands every dropped side to move to the CPU; returns how many seats were taken over.
+/// Hands the dropped sides to move among the next `limit` candidates to
+/// the CPU; returns how many seats were taken over.
+///
+/// Candidates are the players' turns old enough to have outlasted a grace,
+/// oldest first. Each pass goes on from where the last one stopped
+/// (`Context::sweep_from`) and starts over after the youngest: turns that
+/// stay old without a take-over (players thinking long while present, a Swiss
+/// no-show's first turn) would otherwise fill every pass, and a dropped
+/// player in a younger turn would wait until they ended.
 ///
 /// # Errors
 /// Store or broker failures.
@@ -125,10 +133,26 @@ pub async fn sweep(ctx: &Context, limit: i64) -> Result<usize> {
     let now = ctx.time.now_ms();
     // No grace is shorter than this, so younger turns need no look yet.
     let youngest = now - configured_grace(ctx).min(MIN_GRACE_MS);
+    let from = ctx
+        .sweep_from
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
     let rows = ctx
         .db
-        .run(move |conn| store::human_turns(conn, youngest, limit))
+        .run(move |conn| {
+            let after = from.as_ref().map(|(at, id)| (*at, id.as_str()));
+            store::human_turns(conn, youngest, after, limit)
+        })
         .await?;
+    let next = if usize::try_from(limit).is_ok_and(|l| rows.len() < l) {
+        None
+    } else {
+        rows.last().map(|r| (r.turn_started_at, r.id.to_string()))
+    };
+    *ctx.sweep_from
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = next;
     let to_move: Vec<(MatchRow, Seat)> = rows
         .into_iter()
         .filter_map(|row| row.to_move_seat().map(|seat| (row, seat)))
