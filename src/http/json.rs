@@ -130,8 +130,9 @@ pub fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Problem> {
     })
 }
 
-/// Why text holding U+0000 is refused.
-const NUL_MESSAGE: &str = "must not contain the NUL character (U+0000)";
+/// Why text holding U+0000 is refused (in a body, and in a request's target:
+/// `middleware::nul_refusal`).
+pub(super) const NUL_MESSAGE: &str = "must not contain the NUL character (U+0000)";
 
 /// The path (as serde names fields: `a.b`, `a[0]`) of the first string or
 /// key in `value` that holds U+0000, below `at`. JSON can carry it

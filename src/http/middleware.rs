@@ -104,7 +104,7 @@ pub fn nul_refusal(req: &ServiceRequest) -> Option<Problem> {
             .unwrap_or("query");
         Problem::validation(&[crate::service::FieldError::new(
             name,
-            "must not contain the NUL character (U+0000)",
+            super::json::NUL_MESSAGE,
         )])
     } else {
         return None;

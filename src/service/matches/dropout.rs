@@ -5,8 +5,8 @@
 //! The grace period and the substitute's pace are in `grace`: a dropped
 //! player is covered, a connected player who lets the time run out loses on
 //! time, and so does a Swiss player who never showed up for the game
-//! (RULES.md: "a forfeit by no-show is a loss on time like any other"). Presence itself (event-stream leases, last-seen times) is in
-//! `presence`.
+//! (RULES.md: "a forfeit by no-show is a loss on time like any other").
+//! Presence itself (event-stream leases, last-seen times) is in `presence`.
 
 use std::collections::HashSet;
 

@@ -466,7 +466,6 @@ pub struct GameView {
 /// Store failures; a corrupt record.
 pub fn games_of(conn: &mut DbConnection, row: &TournamentRow) -> Result<Vec<GameView>> {
     let names = Roster::of(conn, &row.id)?;
-    let named = |id: &str| names.named(id);
     let (games, points) = if Kind::parse(&row.kind) == Some(Kind::Arena) {
         let loaded = load(conn, row)?;
         let mut points = vec![BySeat { x: None, o: None }; loaded.games.len()];
@@ -484,8 +483,8 @@ pub fn games_of(conn: &mut DbConnection, row: &TournamentRow) -> Result<Vec<Game
         .zip(points)
         .map(|((g, end), points)| GameView {
             match_id: g.match_id.clone(),
-            x: named(&g.x_player_id),
-            o: named(&g.o_player_id),
+            x: names.named(&g.x_player_id),
+            o: names.named(&g.o_player_id),
             result: end.map(|(w, _)| w.map_or("draw", |s| s.as_str()).to_owned()),
             started_at: rfc3339(g.created_at),
             ended_at: end.map(|(_, at)| rfc3339(at)),
