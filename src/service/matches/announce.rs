@@ -41,7 +41,20 @@ pub async fn touch_reading(
     seat: Seat,
 ) -> Result<(bool, Vec<PresenceRecord>)> {
     let now = ctx.time.now_ms();
-    let (previous, records) = ctx
+    let (previous, records) = seen_reading(ctx, row, seat, now).await?;
+    Ok((after_seen(ctx, &row.id, previous, now).await?, records))
+}
+
+/// Records `seat` of `row` as seen at `now` and reads both seats' presence
+/// records as they stand after it (X first), in one broker call; answers the
+/// seat's seen time before, too.
+async fn seen_reading(
+    ctx: &Context,
+    row: &MatchRow,
+    seat: Seat,
+    now: Millis,
+) -> Result<(Option<Millis>, Vec<PresenceRecord>)> {
+    Ok(ctx
         .broker
         .seen_then_presence(
             &presence_key(&row.id, seat),
@@ -49,8 +62,7 @@ pub async fn touch_reading(
             seen_ttl(ctx, row),
             &seat_keys(&row.id),
         )
-        .await?;
-    Ok((after_seen(ctx, &row.id, previous, now).await?, records))
+        .await?)
 }
 
 /// Announces the seat's presence if it was last seen at `previous` (before
@@ -167,21 +179,15 @@ pub async fn present_at_start(ctx: &Context, row: &MatchRow, maker: &str) {
 }
 
 async fn mark_present_at_start(ctx: &Context, row: &MatchRow, seat: Seat) -> Result<()> {
-    let (now, ttl) = (ctx.time.now_ms(), presence_ttl(ctx));
-    let (_, records) = ctx
-        .broker
-        .seen_then_presence(
-            &presence_key(&row.id, seat),
-            now,
-            seen_ttl(ctx, row),
-            &seat_keys(&row.id),
-        )
-        .await?;
+    let (_, records) = seen_reading(ctx, row, seat, ctx.time.now_ms()).await?;
     // Should the other player's first request announce them between this
     // read and the mark below, the mark may lag the flags published; the
     // presence worker then finds them differ and publishes once more.
     let flags = flags_text(row, connected_from(ctx, row, &records)?);
-    let previous = ctx.broker.mark(&shown_key(&row.id), &flags, ttl).await?;
+    let previous = ctx
+        .broker
+        .mark(&shown_key(&row.id), &flags, presence_ttl(ctx))
+        .await?;
     // The other player came first (between the match's commit and this), and
     // a state showing this seat absent went out: tell everyone it is here.
     if previous.is_some_and(|shown| shown != flags) {
