@@ -235,7 +235,8 @@ async fn room_match(http: &awc::Client, base: &str, x: &Player, o: &Player) -> (
     (code, id)
 }
 
-/// Reads every match of the database and checks it: stored record = replay of the moves, result follows.
+/// Reads every match of the database, in one snapshot, and checks it:
+/// stored record = replay of the moves, result follows.
 async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::MatchRow> {
     let db = uttt::store::Db::new(
         &uttt::config::DatabaseConfig::Postgres(db_url.to_owned()),
@@ -246,14 +247,17 @@ async fn assert_database_consistent(db_url: &str) -> Vec<uttt::store::matches::M
         uttt::store::matches::MatchRow,
         Vec<uttt::store::matches::MoveRow>,
     )> = db
-        .run(|conn| -> Result<_, uttt::store::StoreError> {
-            let matches = uttt::store::history::search(conn, &Default::default(), None, 10_000)?;
-            let mut out = Vec::new();
-            for m in matches {
-                let moves = uttt::store::matches::moves(conn, &m.id)?;
-                out.push((m, moves));
-            }
-            Ok(out)
+        .run(|conn| {
+            common::db::in_one_snapshot(conn, |conn| {
+                let matches =
+                    uttt::store::history::search(conn, &Default::default(), None, 10_000)?;
+                let mut out = Vec::new();
+                for m in matches {
+                    let moves = uttt::store::matches::moves(conn, &m.id)?;
+                    out.push((m, moves));
+                }
+                Ok(out)
+            })
         })
         .await
         .unwrap();

@@ -46,6 +46,26 @@ impl Drop for TestDatabase {
     }
 }
 
+/// Runs the reads of `f` in one transaction that sees one snapshot of the
+/// database, so a match row and its move rows read by separate statements
+/// agree even while a server (its clock, or the CPU in a left seat) goes on
+/// writing. PostgreSQL's default isolation takes a new snapshot for each
+/// statement; SQLite's transaction already reads one snapshot.
+pub fn in_one_snapshot<T>(
+    conn: &mut uttt::store::DbConnection,
+    f: impl FnOnce(&mut uttt::store::DbConnection) -> Result<T, uttt::store::StoreError>,
+) -> Result<T, uttt::store::StoreError> {
+    use diesel::Connection;
+    use diesel::connection::SimpleConnection;
+    conn.transaction(|conn| {
+        if matches!(conn, uttt::store::DbConnection::Pg(_)) {
+            conn.batch_execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .map_err(uttt::store::StoreError::from)?;
+        }
+        f(conn)
+    })
+}
+
 /// `url` with its database name replaced by `name`.
 fn with_database(url: &str, name: &str) -> String {
     let (base, query) = match url.split_once('?') {

@@ -123,10 +123,12 @@ impl TestApp {
         let (row, moves) = self
             .ctx
             .db
-            .run(move |conn| -> Result<_, uttt::store::StoreError> {
-                let row = uttt::store::matches::get(conn, &id)?.expect("match row");
-                let moves = uttt::store::matches::moves(conn, &id)?;
-                Ok((row, moves))
+            .run(move |conn| {
+                crate::common::db::in_one_snapshot(conn, |conn| {
+                    let row = uttt::store::matches::get(conn, &id)?.expect("match row");
+                    let moves = uttt::store::matches::moves(conn, &id)?;
+                    Ok((row, moves))
+                })
             })
             .await
             .unwrap();
