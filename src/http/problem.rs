@@ -65,6 +65,9 @@ pub struct ProblemBody {
     /// With `tournament_closed`: `running`, `finished` or `cancelled`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tournament_status: Option<String>,
+    /// With `already_joined` from `POST /me/bot`: the tournament entered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tournament_id: Option<String>,
 }
 
 /// One field error in a `validation_failed` problem.

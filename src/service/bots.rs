@@ -6,9 +6,11 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::store::{matches as match_store, players, ratings};
+use crate::store::tournaments as tournament_store;
+use crate::store::{matches as match_store, players, ratings, tickets};
 
 use super::accounts::Player;
+use super::tournaments::rating_ladder;
 use super::{ConflictCode, Context, Error, Result};
 
 /// A player's preferences.
@@ -20,18 +22,44 @@ pub struct Preferences {
 
 /// Turns `player`'s account into a bot, for good. Asking again answers the same.
 ///
+/// What the account committed to as a human and a bot may not do is
+/// refused here rather than undone: a queued ticket (it may be paired on a
+/// ladder closed to bots before the next look at the flag) and an entry in
+/// a tournament not over yet that is rated on such a ladder. A pending rated
+/// challenge is checked when it is accepted.
+///
 /// # Errors
 /// `has_rated_games` when the account played rated games as a human;
-/// `in_active_match` while it sits in an unfinished ranked match.
+/// `in_active_match` while it sits in an unfinished ranked match;
+/// `already_queued` while it holds a queued ticket; `already_joined` while
+/// it is entered in such a tournament.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn make_bot(ctx: &Context, player: &Player) -> Result<Player> {
     if player.bot {
         return Ok(player.clone());
     }
     let id = player.id.clone();
+    let ladders = ctx.config.ladders.clone();
     ctx.db
         .write(move |conn| {
-            players::lock(conn, &id)?;
+            players::lock_bot(conn, &id)?;
+            if let Some(ticket_id) = tickets::queued_for_player(conn, &id)? {
+                return Err(Error::conflict(
+                    ConflictCode::AlreadyQueued,
+                    "cancel your queued ticket first: bots queue only on ladders open to bots",
+                    Some(("ticket_id", ticket_id)),
+                ));
+            }
+            let closed_to_bots = tournament_store::unfinished_of(conn, &id)?
+                .into_iter()
+                .find(|t| t.rated && rating_ladder(&ladders, t).is_some_and(|l| !l.bots));
+            if let Some(tournament) = closed_to_bots {
+                return Err(Error::conflict(
+                    ConflictCode::AlreadyJoined,
+                    "withdraw from your rated tournament first, or let it finish: it is rated on a ladder closed to bots",
+                    Some(("tournament_id", tournament.id)),
+                ));
+            }
             let rated = ratings::for_player(conn, &id)?
                 .iter()
                 .any(|r| r.games > 0);

@@ -132,6 +132,22 @@ pub fn lock(conn: &mut DbConnection, id: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Locks the player's row as [`lock`] does and reads whether the account is
+/// a bot. What bots may not do (queue on a ladder closed to them, enter a
+/// tournament rated on one, start a rated match there) is decided on this
+/// flag, read under the lock that turning an account into a bot takes, so
+/// the two cannot cross. `None`: no such player.
+///
+/// # Errors
+/// Database errors.
+pub fn lock_bot(conn: &mut DbConnection, id: &str) -> Result<Option<bool>, StoreError> {
+    let query = players::table.find(id).select(players::bot);
+    Ok(match conn {
+        DbConnection::Pg(pg) => query.for_no_key_update().first(pg).optional()?,
+        DbConnection::Sqlite(lite) => query.first(lite).optional()?,
+    })
+}
+
 /// Sets the role of the named player; returns whether such a player exists.
 ///
 /// # Errors

@@ -334,6 +334,25 @@ pub fn entrants(
         .load(conn)?)
 }
 
+/// The tournaments not over yet (registering or running) that `player_id`
+/// is entered in, withdrawn or not (an arena player may come back).
+///
+/// # Errors
+/// Database errors.
+pub fn unfinished_of(
+    conn: &mut DbConnection,
+    player_id: &str,
+) -> Result<Vec<TournamentRow>, StoreError> {
+    let entered = tournament_players::table
+        .filter(tournament_players::player_id.eq(player_id))
+        .select(tournament_players::tournament_id);
+    Ok(tournaments::table
+        .filter(tournaments::id.eq_any(entered))
+        .filter(tournaments::status.eq_any(["registering", "running"]))
+        .select(TournamentRow::as_select())
+        .load(conn)?)
+}
+
 /// One entrant.
 ///
 /// # Errors

@@ -335,6 +335,49 @@ both_backends! {
     }
 }
 
+both_backends! {
+    async fn an_account_turned_bot_plays_no_rated_game_on_a_ladder_closed_to_bots(app: TestApp) {
+        let a = app.quick_player("turncoat").await;
+        let b = app.quick_player("human").await;
+        let made = challenge(&app, &a, json!({"username": "human", "depth": 2,
+            "time_control": {"kind": "clock", "initial_ms": 600000, "increment_ms": 0},
+            "ladder": "ultimate-10m"})).await;
+        made.expect(201);
+        let challenge_id = made.body["id"].as_str().unwrap().to_owned();
+
+        // A queued ticket could be paired before anyone looks at the flag
+        // again: turning into a bot waits until it is cancelled.
+        let ticket = app.post("/api/v1/matchmaking/tickets", &json!({"ladder": "ultimate-10m"}), Some(&a.token)).await;
+        ticket.expect(201);
+        let ticket_id = ticket.body["id"].as_str().unwrap().to_owned();
+        let refused = app.post("/api/v1/me/bot", &json!({}), Some(&a.token)).await;
+        refused.expect_problem(409, "already_queued");
+        assert_eq!(refused.body["ticket_id"], ticket_id.as_str());
+        assert_eq!(app.get("/api/v1/me", Some(&a.token)).await.body["bot"], false);
+        app.call("DELETE", &format!("/api/v1/matchmaking/tickets/{ticket_id}"), None, Some(&a.token)).await.expect(204);
+        make_bot(&app, &a).await;
+
+        // The rated challenge made as a human cannot start a rated game now.
+        act(&app, &b, &challenge_id, "accept").await.expect_problem(403, "forbidden");
+        let active = app.get("/api/v1/me/matches?status=active", Some(&b.token)).await;
+        active.expect(200);
+        assert_eq!(active.body["items"], json!([]), "no match was made");
+        let mine = app.get("/api/v1/me/challenges", Some(&b.token)).await;
+        assert_eq!(mine.body["incoming"][0]["id"], challenge_id.as_str(), "still pending, to decline");
+        act(&app, &b, &challenge_id, "decline").await.expect(200);
+
+        // The same when the challenged player is the one who became a bot.
+        let c = app.quick_player("carol").await;
+        let made = challenge(&app, &c, json!({"username": "human", "depth": 2,
+            "time_control": {"kind": "clock", "initial_ms": 600000, "increment_ms": 0},
+            "ladder": "ultimate-10m"})).await;
+        made.expect(201);
+        make_bot(&app, &b).await;
+        let id = made.body["id"].as_str().unwrap();
+        act(&app, &b, id, "accept").await.expect_problem(403, "forbidden");
+    }
+}
+
 /// A server with a rated ladder open to bots (`bots-1m`, depth 1) and manual workers.
 async fn bots_app(backend: Backend) -> Option<TestApp> {
     let mut config = TestConfig::new(backend)?;

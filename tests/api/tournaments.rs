@@ -101,6 +101,26 @@ both_backends! {
         assert!(is_bot(&board["x"]) && is_bot(&board["o"]), "{board}");
     }
 
+    async fn an_entrant_of_a_tournament_rated_on_a_ladder_closed_to_bots_stays_human(app: TestApp) {
+        let dir = app.quick_player("director").await;
+        let a = app.quick_player("alice").await;
+        let rated = create(&app, &dir, json!({"name": "Rated", "kind": "swiss", "rounds": 1,
+            "ladder": "ultimate-10m", "round_pause_ms": 0})).await;
+        let casual = create(&app, &dir, quick_settings("Casual", 1)).await;
+        for id in [&rated, &casual] {
+            act(&app, &a, id, "join").await.expect(200);
+        }
+        let refused = app.post("/api/v1/me/bot", &json!({}), Some(&a.token)).await;
+        refused.expect_problem(409, "already_joined");
+        assert_eq!(refused.body["tournament_id"], rated.as_str());
+        assert_eq!(app.get("/api/v1/me", Some(&a.token)).await.body["bot"], false);
+        // Withdrawn before the start, the entry is gone, and a casual
+        // tournament never stood in the way.
+        act(&app, &a, &rated, "withdraw").await.expect(200);
+        app.post("/api/v1/me/bot", &json!({}), Some(&a.token)).await.expect(200);
+        act(&app, &a, &rated, "join").await.expect_problem(403, "forbidden");
+    }
+
     async fn creating_and_joining_refuse_what_api_md_refuses(app: TestApp) {
         let dir = app.quick_player("director").await;
         let a = app.quick_player("alice").await;

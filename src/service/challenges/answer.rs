@@ -4,7 +4,7 @@
 use crate::config::LadderConfig;
 use crate::rules::{Depth, Seat};
 use crate::store::challenges::{self as store, ChallengeRow};
-use crate::store::{DbConnection, matches as match_store};
+use crate::store::{DbConnection, matches as match_store, players};
 use crate::time::Millis;
 
 use super::super::accounts::Player;
@@ -12,6 +12,7 @@ use super::super::matches::create::{self, NewMatch, SeatSpec};
 use super::super::matches::play::{self, Snapshot};
 use super::super::matches::record::{MatchRecord, Mode, seat_str, time_control};
 use super::super::{ConflictCode, Context, Error, FieldError, Result, events, ladders, matches};
+use super::rated::check_ladder;
 use super::view::{Accepted, ChallengeView, MAX_REASON_CHARS, SeatChoice, Status, view};
 
 /// Locks the challenge for `player`, who must be one of its two players;
@@ -80,7 +81,17 @@ fn start_match(
             })
         })
         .transpose()?;
-    if ladder.is_some() {
+    if let Some(ladder) = ladder {
+        // Either player may have become a bot since the challenge was made:
+        // the flags as they are now, under the lock `POST /me/bot` takes.
+        // In id order, so two accepts between the same players cannot deadlock.
+        let mut both = [x, o];
+        both.sort();
+        let mut bots = false;
+        for player in both {
+            bots |= players::lock_bot(conn, player)?.unwrap_or(false);
+        }
+        check_ladder(ladder, bots)?;
         for player in [x, o] {
             if let Some(match_id) = match_store::active_ranked(conn, player)? {
                 return Err(Error::conflict(

@@ -16,32 +16,17 @@ use super::matches::record::time_control_columns;
 use super::{Context, Error, FieldError, Result, events};
 
 mod answer;
+mod rated;
 mod view;
 
 use answer::lock_for;
 pub use answer::{accept, cancel, decline, expire_due};
+use rated::check_ladder;
 use view::view;
 pub use view::{
     Accepted, ChallengePlayer, ChallengeView, MAX_REASON_CHARS, MyChallenges, NewChallenge,
     SeatChoice, Status, TTL_MS,
 };
-
-/// Whether both players may play a rated match on `ladder`: it is rated, and
-/// it takes bots when either is one.
-fn check_ladder(ladder: &LadderConfig, bots: bool) -> Result<()> {
-    if !ladder.rated {
-        return Err(Error::Validation(vec![FieldError::new(
-            "ladder",
-            "this ladder is not rated; leave `ladder` out for a casual challenge",
-        )]));
-    }
-    if bots && !ladder.bots {
-        return Err(Error::Forbidden(
-            "bot accounts may only play on ladders open to bots",
-        ));
-    }
-    Ok(())
-}
 
 /// The depth and time control of the match, from the request and the ladder.
 fn settings(spec: &NewChallenge, ladder: Option<&LadderConfig>) -> Result<(Depth, TimeControl)> {
@@ -105,15 +90,16 @@ pub async fn create(ctx: &Context, player: &Player, spec: NewChallenge) -> Resul
                     "you cannot challenge yourself",
                 )]));
             }
-            if me.bot && !them.accept_bot_challenges {
+            // The flag as it is now, under the lock `POST /me/bot` takes.
+            let me_bot = players::lock_bot(conn, &me.id)?.unwrap_or(me.bot);
+            if me_bot && !them.accept_bot_challenges {
                 return Err(Error::Forbidden(
                     "this player does not accept challenges from bots",
                 ));
             }
             if let Some(ladder) = &ladder {
-                check_ladder(ladder, me.bot || them.bot)?;
+                check_ladder(ladder, me_bot || them.bot)?;
             }
-            players::lock(conn, &me.id)?;
             let pending = store::pending_from(conn, &me.id, now)?;
             if pending.len() >= usize::try_from(cap).unwrap_or(usize::MAX) {
                 let first_free = pending.first().map_or(now, |c| c.expires_at);

@@ -15,6 +15,7 @@ use crate::broker::{Cancelled, Enqueued, Ticket, TicketStatus};
 use crate::config::LadderConfig;
 use crate::ids;
 use crate::store::matches as match_store;
+use crate::store::players;
 use crate::store::tickets::{self, TicketRow};
 use crate::time::{Millis, rfc3339};
 
@@ -101,17 +102,19 @@ pub async fn create_ticket(
     player: &Player,
     ladder: &LadderConfig,
 ) -> Result<TicketView> {
-    if player.bot && !ladder.bots {
-        return Err(Error::Forbidden(
-            "bot accounts may only queue on ladders open to bots (`bots: true`)",
-        ));
-    }
     let now = ctx.time.now_ms();
     let id = ids::record_id();
     let (pid, lid, tid) = (player.id.clone(), ladder.id.clone(), id.clone());
+    let open_to_bots = ladder.bots;
     let (active, waiting, rating, (last_x_at, last_opponent)) = ctx
         .db
         .write(move |conn| -> Result<_> {
+            // The flag as it is now, under the lock `POST /me/bot` takes.
+            if players::lock_bot(conn, &pid)?.unwrap_or(false) && !open_to_bots {
+                return Err(Error::Forbidden(
+                    "bot accounts may only queue on ladders open to bots (`bots: true`)",
+                ));
+            }
             // The ticket is read before the match, and pairing commits the
             // match and its tickets together: so a pairing that commits in
             // between (on PostgreSQL each statement sees the latest commit)

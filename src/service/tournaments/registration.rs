@@ -1,8 +1,8 @@
 //! Entering and leaving a tournament: join (entry code, capacity, minimum
 //! rating), withdraw, and the director's removal of a player.
 
-use crate::store::DbConnection;
 use crate::store::tournaments::{self as store, EntrantRow, TallyRow, TournamentRow};
+use crate::store::{DbConnection, players};
 
 use super::super::accounts::Player;
 use super::super::{ConflictCode, Context, Error, Result};
@@ -74,7 +74,9 @@ pub async fn join(
                 ));
             }
             let ladder = rating_ladder(&settings.ladders, &row);
-            if me.bot && row.rated && ladder.is_some_and(|l| !l.bots) {
+            // The flag as it is now, under the lock `POST /me/bot` takes.
+            let bot = players::lock_bot(conn, &me.id)?.unwrap_or(me.bot);
+            if bot && row.rated && ladder.is_some_and(|l| !l.bots) {
                 return Err(Error::Forbidden(
                     "bot accounts may only play on ladders open to bots",
                 ));
