@@ -104,6 +104,12 @@ pub struct Config {
     pub http_workers: usize,
     /// How long a seated player may be absent before the CPU takes their seat (`UTTT_DROP_GRACE_MS`).
     pub drop_grace: Duration,
+    /// How long past a player's deadline the clock sweeper and reads wait
+    /// before they end the match on time (`UTTT_FLAG_SETTLE_MS`): a move
+    /// that arrived in time may still wait for a database connection or the
+    /// row's lock, and is judged first. A move arriving late is refused at
+    /// once whatever this is.
+    pub flag_settle: Duration,
     /// How open event streams keep their players' seats: lease lifetime and linger.
     pub presence: PresenceConfig,
     /// The ladders (`UTTT_LADDERS` adds to the defaults).
@@ -276,6 +282,7 @@ impl Config {
             },
             workers: workers(get("UTTT_WORKERS"))?,
             drop_grace: Duration::from_millis(number(&get, "UTTT_DROP_GRACE_MS", 20_000)?),
+            flag_settle: Duration::from_millis(number(&get, "UTTT_FLAG_SETTLE_MS", 300)?),
             presence: PresenceConfig {
                 lease_ttl: Duration::from_millis(
                     number(&get, "UTTT_PRESENCE_LEASE_MS", 15_000)?.max(30),

@@ -25,7 +25,7 @@ use utoipa::{Modify, OpenApi};
                        | 409 | `too_many_open_rooms` | the player has the most rooms nobody joined yet allowed |\n\
                        | 409 | `has_rated_games` | the account played rated games as a human, so it cannot become a bot |\n\
                        | 409 | `challenge_not_pending` | the challenge was already answered, cancelled or expired (see `challenge_status`) |\n\
-                       | 409 | `already_joined` | the player already entered the tournament |\n\
+                       | 409 | `already_joined` | the player already entered the tournament (from `POST /me/bot`: a tournament not over yet rated on a ladder closed to bots; see `tournament_id`) |\n\
                        | 409 | `tournament_full` | the tournament has all the players it takes |\n\
                        | 409 | `tournament_closed` | the tournament no longer takes this (a Swiss after round 1 started, or finished or cancelled; see `tournament_status`) |\n\
                        | 409 | `not_enough_players` | a tournament needs two players to start |\n\

@@ -139,8 +139,7 @@ pub async fn join(
         (status = 200, description = "The room with its new game's `match_id`", body = RoomState),
         (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 403, description = "`forbidden`: not one of the room's players", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 404, description = "`not_found`: no such room, or the caller is not one of its players (the same answer, so codes cannot be probed)", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "`match_in_progress` (with `match_id`) or `room_not_full`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: a body that is not `{after_match_id}`", body = ProblemBody, content_type = "application/problem+json"),
     )

@@ -61,6 +61,13 @@ pub(super) fn respond<S: Source + 'static>(
         guard,
     };
     if let Some((version, json)) = initial {
+        // A `Last-Event-ID` past the record's version is none this record
+        // sent (a client that kept one id across matches, or a database
+        // restored to an earlier point): start again from the current state,
+        // or the stream would stay silent until the record caught up.
+        if version < state.sent {
+            state.sent = 0;
+        }
         state.push(version, &json);
     }
     let body = stream::unfold(state, |mut s| async move {

@@ -67,7 +67,11 @@ impl Growth {
     pub fn as_of(&self, stored: Rating, last_game_at: Option<i64>, now: i64) -> Rating {
         match last_game_at {
             Some(at) => Rating {
-                deviation: self.deviation_after(stored.deviation, stored.volatility, now - at),
+                deviation: self.deviation_after(
+                    stored.deviation,
+                    stored.volatility,
+                    now.saturating_sub(at),
+                ),
                 ..stored
             },
             None => stored,

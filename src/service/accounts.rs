@@ -489,6 +489,34 @@ pub fn set_role(conn: &mut DbConnection, username: &str, role: Role) -> Result<(
     }
 }
 
+/// A player as lists and views name them (tournaments, match summaries).
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema, PartialEq, Eq)]
+pub struct PlayerRef {
+    /// Id.
+    pub id: String,
+    /// Name.
+    pub username: String,
+    /// Whether the player is a bot account.
+    pub bot: bool,
+}
+
+impl PlayerRef {
+    /// Player `id` as `names` (ids to names and bot flags, as
+    /// `store::matches::names_and_bots` reads them) has them; `(deleted)`
+    /// once the account is gone.
+    pub fn of(id: &str, names: &std::collections::HashMap<String, (String, bool)>) -> PlayerRef {
+        let (username, bot) = names
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| ("(deleted)".to_owned(), false));
+        PlayerRef {
+            id: id.to_owned(),
+            username,
+            bot,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

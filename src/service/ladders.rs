@@ -478,16 +478,23 @@ pub fn encode_leader_cursor(c: &LeaderCursor) -> String {
     ])
 }
 
-/// Decodes a leaderboard cursor.
+/// The largest rank a cursor may carry: far past any ladder, and far enough
+/// from `u32::MAX` that the ranks of a page after it cannot overflow.
+const MAX_CURSOR_RANK: u32 = 1_000_000_000;
+
+/// The latest `as_of` a cursor may carry (the end of year 9999, in epoch ms).
+const MAX_CURSOR_AS_OF: i64 = 253_402_300_799_999;
+
+/// Decodes a leaderboard cursor; `None` for one no page ever gave (a cursor
+/// is only base64 text, so it is checked like any other input).
 pub fn decode_leader_cursor(text: &str) -> Option<LeaderCursor> {
     let parts = cursor::decode(text, 4)?;
     let rating = f64::from_bits(parts[0].parse().ok()?);
-    Some((
-        rating,
-        parts[1].clone(),
-        parts[2].parse().ok()?,
-        parts[3].parse().ok()?,
-    ))
+    let rank: u32 = parts[2].parse().ok()?;
+    let as_of: i64 = parts[3].parse().ok()?;
+    let in_range =
+        rating.is_finite() && rank <= MAX_CURSOR_RANK && (0..=MAX_CURSOR_AS_OF).contains(&as_of);
+    in_range.then(|| (rating, parts[1].clone(), rank, as_of))
 }
 
 /// A page of a ladder's leaderboard: players established now (deviation,

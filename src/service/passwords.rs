@@ -41,14 +41,26 @@ fn hash_blocking(password: &str) -> Result<String> {
     Ok(hash.to_string())
 }
 
-fn verify_blocking(password: &str, phc: &str) -> bool {
-    let Ok(parsed) = PasswordHash::new(phc) else {
+/// The hash to verify against, and whether a match may let the player in:
+/// `stored` when it parses; else (no such player, or an account made
+/// unusable on purpose, as `uttt seed` makes them) the dummy, so that every
+/// refusal costs one Argon2 verification and the time tells nothing.
+fn hash_to_verify(stored: Option<&str>, dummy: &str) -> Option<(PasswordHash, bool)> {
+    match stored.map(PasswordHash::new) {
+        Some(Ok(parsed)) => Some((parsed, true)),
+        _ => PasswordHash::new(dummy).ok().map(|parsed| (parsed, false)),
+    }
+}
+
+fn verify_blocking(password: &str, stored: Option<&str>, dummy: &str) -> bool {
+    let Some((parsed, usable)) = hash_to_verify(stored, dummy) else {
         return false;
     };
     // The parameters come from the stored hash, so old hashes keep verifying.
-    Argon2::default()
+    let matches = Argon2::default()
         .verify_password(password.as_bytes(), &parsed)
-        .is_ok()
+        .is_ok();
+    matches && usable
 }
 
 impl Passwords {
@@ -99,17 +111,15 @@ impl Passwords {
     }
 
     /// Verifies `password` against `phc`, or against the dummy hash when
-    /// there is no such player, so both cases cost the same.
+    /// there is no such player or `phc` does not parse, so every case costs
+    /// the same.
     ///
     /// # Errors
     /// Only on internal failure.
     pub async fn verify(&self, password: String, phc: Option<String>) -> Result<bool> {
-        let known = phc.is_some();
-        let phc = phc.unwrap_or_else(|| self.dummy_hash.to_string());
-        let ok = self
-            .blocking(move || verify_blocking(&password, &phc))
-            .await?;
-        Ok(ok && known)
+        let dummy = Arc::clone(&self.dummy_hash);
+        self.blocking(move || verify_blocking(&password, phc.as_deref(), &dummy))
+            .await
     }
 }
 
@@ -135,6 +145,24 @@ mod tests {
                 .unwrap()
         );
         assert!(!passwords.verify("anything".into(), None).await.unwrap());
+    }
+
+    #[test]
+    fn a_refusal_without_a_usable_hash_still_verifies_the_dummy() {
+        let dummy = hash_blocking("dummy password").unwrap();
+        let stored = hash_blocking("correct horse").unwrap();
+        // As `uttt seed` stores them: the right shape, a hash too short to parse.
+        let seeded = "$argon2id$v=19$m=19456,t=2,p=1$c2VlZHNlZWQ$unusable";
+        for (hash, usable) in [(None, false), (Some(seeded), false), (Some(&*stored), true)] {
+            let (verified, may_enter) = hash_to_verify(hash, &dummy).expect("a hash to verify");
+            assert_eq!(may_enter, usable, "{hash:?}");
+            let expected = if usable { &stored } else { &dummy };
+            assert_eq!(verified.to_string(), *expected, "{hash:?}");
+        }
+        // The dummy's own password never lets anyone in.
+        assert!(!verify_blocking("dummy password", Some(seeded), &dummy));
+        assert!(!verify_blocking("dummy password", None, &dummy));
+        assert!(verify_blocking("correct horse", Some(&stored), &dummy));
     }
 
     #[tokio::test]

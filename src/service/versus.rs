@@ -1,6 +1,8 @@
 //! Head-to-head: one player's wins, draws and losses against another, and
 //! their matches (API.md, "Ratings over time").
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -38,18 +40,23 @@ pub async fn versus(
     limit: u32,
 ) -> Result<Versus> {
     let fetch = i64::from(limit) + 1;
-    let (a_id, results, mut rows) = ctx
+    let (a_id, names, results, mut rows) = ctx
         .db
         .run(move |conn| -> Result<_> {
             let a = players::by_username(conn, &a)?.ok_or(Error::NotFound("player"))?;
             let b = players::by_username(conn, &b)?.ok_or(Error::NotFound("player"))?;
+            // Their matches seat no one else.
+            let names = HashMap::from([
+                (a.id.clone(), (a.username.clone(), a.bot)),
+                (b.id.clone(), (b.username.clone(), b.bot)),
+            ]);
             if a.id == b.id {
                 // Nobody plays themselves; the queries below would list all of a's matches.
-                return Ok((a.id, Vec::new(), Vec::new()));
+                return Ok((a.id, names, Vec::new(), Vec::new()));
             }
             let results = versus::results(conn, &a.id, &b.id)?;
             let rows = versus::between(conn, &a.id, &b.id, after, fetch)?;
-            Ok((a.id, results, rows))
+            Ok((a.id, names, results, rows))
         })
         .await?;
     let (mut wins, mut draws, mut losses) = (0, 0, 0);
@@ -71,7 +78,7 @@ pub async fn versus(
         losses,
         matches: rows
             .iter()
-            .map(|r| summary(r, &a_id))
+            .map(|r| summary(r, &a_id, &names))
             .collect::<Result<_>>()?,
         next_cursor,
     })

@@ -144,6 +144,43 @@ both_backends! {
 
 both_backends! {
     with app;
+    async fn a_returning_players_refused_or_repeated_move_gives_the_seat_back(app: TestApp) {
+        let (x, o) = (app.register("backx").await, app.register("backo").await);
+        let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;
+        app.play(&x, &id, 0, "4.4").await.expect(200);
+        let o_move = legal_of(&app.state(&x, &id).await)[0].clone();
+        app.play(&o, &id, 1, &o_move).await.expect(200);
+        let s = app.state(&x, &id).await;
+        app.play(&x, &id, 2, &legal_of(&s)[0]).await.expect(200);
+        // O drops on their turn: the CPU takes the seat (X stays).
+        let drop_o = || async {
+            app.time.advance(GRACE_MS + 10);
+            heartbeat(&app, &x, &id).await;
+            assert_eq!(presence_tick(&app).await, 1);
+            assert_eq!(app.state(&x, &id).await["players"]["o"]["controller"], "cpu");
+        };
+        drop_o().await;
+
+        // Back, O's client sends a move the rules refuse (a stale ply): the
+        // request is still O's, on the match, so the seat is O's again.
+        let other = legal_of(&app.state(&x, &id).await)[1].clone();
+        app.play(&o, &id, 1, &other).await.expect_problem(409, "stale_ply");
+        let s = app.state(&x, &id).await;
+        assert_eq!(s["players"]["o"]["controller"], "human", "{s}");
+        assert_eq!(cpu_tick(&app).await, 0, "no CPU move once O is back");
+
+        // Gone again; back with a resend of the move already accepted: the
+        // answer shows the seat given back, at the current version.
+        drop_o().await;
+        let again = app.play(&o, &id, 1, &o_move).await;
+        again.expect(200);
+        assert_eq!(again.body["players"]["o"]["controller"], "human", "{}", again.text);
+        let now = app.state(&x, &id).await;
+        assert_eq!(again.body["version"], now["version"]);
+        assert_eq!(now["players"]["o"]["controller"], "human");
+        app.assert_consistent(&id).await;
+    }
+
     async fn a_return_racing_a_cpu_move_gives_exactly_one_move_for_the_ply(app: TestApp) {
         let (x, o) = (app.register("racex").await, app.register("raceo").await);
         let id = app.room_match(&x, &o, 2, json!({"kind": "none"})).await;

@@ -288,6 +288,18 @@ both_backends! {
         let ids: Vec<&str> = active.body["items"].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
         assert_eq!(ids, [live.as_str()]);
         assert_eq!(active.body["items"][0]["seat"], "x");
+        // Both players named, so a list needs no look-up per row.
+        assert_eq!(active.body["items"][0]["players"], json!({
+            "x": {"id": x.id, "username": "lix", "bot": false},
+            "o": {"id": o.id, "username": "lio", "bot": false},
+        }));
+        let solo = app.register("lip").await;
+        app.post("/api/v1/matches", &json!({"opponent": "cpu", "seat": "o"}), Some(&solo.token)).await.expect(201);
+        let practice = app.get("/api/v1/me/matches", Some(&solo.token)).await;
+        assert_eq!(practice.body["items"][0]["players"], json!({
+            "x": null,
+            "o": {"id": solo.id, "username": "lip", "bot": false},
+        }), "the CPU's seat names no player");
         let all = app.get("/api/v1/me/matches?limit=1", Some(&o.token)).await;
         assert_eq!(all.body["items"].as_array().unwrap().len(), 1);
         let cursor = all.body["next_cursor"].as_str().unwrap().to_owned();
@@ -339,7 +351,12 @@ both_backends! {
         assert_eq!(s["players"]["x"]["id"], guest.id.as_str(), "the guest moves first in the rematch");
         assert_eq!(s["players"]["o"]["id"], host.id.as_str());
         assert_eq!(s["room_code"], code.as_str());
-        app.post(&format!("/api/v1/rooms/{code}/rematch"), &json!({}), Some(&third.token)).await.expect_problem(403, "forbidden");
+        // An outsider learns nothing about the code: the answer is a missing room's.
+        let outsider = app.post(&format!("/api/v1/rooms/{code}/rematch"), &json!({}), Some(&third.token)).await;
+        outsider.expect_problem(404, "not_found");
+        let missing = app.post("/api/v1/rooms/ZZZZZZ/rematch", &json!({}), Some(&third.token)).await;
+        missing.expect_problem(404, "not_found");
+        assert_eq!(outsider.body, missing.body);
         app.get("/api/v1/rooms/ZZZZZZ", Some(&host.token)).await.expect_problem(404, "not_found");
         app.get("/api/v1/rooms/bad", Some(&host.token)).await.expect_problem(404, "not_found");
     }
@@ -428,7 +445,15 @@ both_backends! {
         app.play(&o, &id, 1, "4.0").await.expect(200);
         let next = resumed.state_where(Duration::from_secs(5), |_| true).await;
         assert_eq!(next["ply"], 2);
-                // Without a token the stream is refused.
+        // A Last-Event-ID past every version this match had (one kept from
+        // another match) starts over: the current state comes at once.
+        let mut ahead = EventStream::open(&app, &path, &x.token, Some(999_999)).await;
+        let now = ahead.state_where(Duration::from_secs(5), |_| true).await;
+        assert_eq!((now["ply"].clone(), now["version"].clone()), (json!(2), next["version"].clone()));
+        app.play(&x, &id, 2, "0.4").await.expect(200);
+        let later = ahead.state_where(Duration::from_secs(5), |_| true).await;
+        assert_eq!(later["ply"], 3, "and every change after it");
+        // Without a token the stream is refused.
         app.get(&path, None).await.expect_problem(401, "unauthorized");
         // A Last-Event-ID that is no version is refused, not read as "from the start".
         for bad in ["abc", "-1", "1.5"] {
@@ -464,6 +489,85 @@ async fn a_move_after_the_flag_is_refused_and_ends_the_match_on_time() {
         // The sweeper tick finds nothing more to do, twice.
         assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 0);
         assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 0);
+    }
+}
+
+#[actix_web::test]
+async fn a_move_that_arrived_in_time_is_judged_before_the_flag_falls() {
+    use uttt::service::matches::play::{self, Choice, MoveOutcome, Mover};
+    for backend in [Backend::Sqlite, Backend::Postgres] {
+        let Some(mut config) = TestConfig::new(backend) else {
+            continue;
+        };
+        config.config.workers = uttt::config::Workers::NONE;
+        config.config.flag_settle = std::time::Duration::from_millis(500);
+        let app = TestApp::start(config).await;
+        // Three games whose O has 10 s from the same instant.
+        let mut games = Vec::new();
+        for g in 0..3 {
+            let (x, o) = (
+                app.register(&format!("setx{g}")).await,
+                app.register(&format!("seto{g}")).await,
+            );
+            let id = app
+                .room_match(&x, &o, 2, json!({"kind": "clock", "initial_ms": 10000}))
+                .await;
+            app.play(&x, &id, 0, "4.4").await.expect(200);
+            games.push((x, o, id));
+        }
+        let [(x, o, waiting), (x2, o2, late), (x3, _, quiet)] = &games[..] else {
+            unreachable!()
+        };
+        let id = waiting.clone();
+        let deadline = app
+            .ctx
+            .db
+            .run(move |conn| uttt::store::matches::get(conn, &id))
+            .await
+            .unwrap()
+            .unwrap()
+            .deadline_at
+            .unwrap();
+
+        // O's time ran out 100 ms ago: within the settling time, neither the
+        // sweeper nor a read ends a match…
+        app.time.advance(10_000 + 100);
+        assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 0);
+        assert_eq!(app.state(x, waiting).await["status"], "active");
+        // …so O's move, which arrived 1 ms before the deadline and waited for
+        // the row meanwhile, is judged by its arrival and accepted.
+        let (id, growth) = (waiting.clone(), app.ctx.config.rating_growth);
+        let mover = Mover::Player(o.id.as_str().into());
+        let square = Choice::Address(Some(uttt::rules::Address::new(&[4, 0]).unwrap()));
+        let outcome = app
+            .ctx
+            .db
+            .write(move |conn| {
+                play::play(conn, &id, &mover, 1, &square, None, deadline - 1, growth)
+            })
+            .await
+            .unwrap();
+        assert!(
+            matches!(outcome, MoveOutcome::Applied(_)),
+            "the move in time is played"
+        );
+        // A move arriving now is late, settling time or not.
+        app.play(o2, late, 1, "4.0")
+            .await
+            .expect_problem(409, "match_over");
+        assert_eq!(app.state(x2, late).await["result"]["reason"], "timeout");
+
+        // Past the settling time the sweeper ends the lapsed match with no
+        // client calling.
+        app.time.advance(400);
+        assert_eq!(uttt::worker::clock::tick(&app.ctx).await.unwrap(), 1);
+        let ended = app.state(x3, quiet).await;
+        assert_eq!(ended["result"]["reason"], "timeout", "{ended}");
+        assert_eq!(ended["result"]["winner"], "x");
+        assert_eq!(app.state(x, waiting).await["status"], "active");
+        for (_, _, id) in &games {
+            app.assert_consistent(id).await;
+        }
     }
 }
 

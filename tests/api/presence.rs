@@ -594,6 +594,10 @@ async fn real_time_flag(backend: Backend) {
         return;
     };
     config.config.workers = uttt::config::Workers::ALL;
+    // The server's own settling time before a flag falls, not the tests' zero.
+    config.config.flag_settle = uttt::config::Config::from_lookup(|_| None)
+        .expect("default config")
+        .flag_settle;
     let app = TestApp::start_real_time(config).await;
     let (x, o) = (app.register("realx").await, app.register("realo").await);
     let mut runs = Vec::new();

@@ -349,6 +349,28 @@ both_backends! {
         )
         .await
         .expect_problem(422, "validation_failed");
+        // A cursor is only base64 text: one edited to carry a rank or a time
+        // no page gives is bad input, not an overflow.
+        use base64::Engine;
+        let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let text = String::from_utf8(b64.decode(cursor).unwrap()).unwrap();
+        let parts: Vec<&str> = text.split('\n').collect();
+        assert_eq!(parts.len(), 4, "{text}");
+        let nan = f64::NAN.to_bits().to_string();
+        let (max_rank, min_time) = (u32::MAX.to_string(), i64::MIN.to_string());
+        for (i, value) in [(2, max_rank.as_str()), (3, min_time.as_str()), (0, nan.as_str())] {
+            let mut edited = parts.clone();
+            edited[i] = value;
+            let forged = b64.encode(edited.join("\n"));
+            let reply = app
+                .get(
+                    &format!("/api/v1/ladders/{LADDER}/leaderboard?cursor={forged}"),
+                    None,
+                )
+                .await;
+            reply.expect_problem(422, "validation_failed");
+            assert_eq!(reply.body["errors"][0]["field"], "cursor", "part {i}");
+        }
     }
 }
 

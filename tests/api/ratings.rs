@@ -372,6 +372,13 @@ both_backends! {
                 .iter()
                 .all(|m| m["seat"].is_string())
         );
+        // Each summary names both players (only a and b ever sit in them).
+        for m in v.body["matches"].as_array().unwrap() {
+            let seat = m["seat"].as_str().unwrap();
+            let other = if seat == "x" { "o" } else { "x" };
+            assert_eq!(m["players"][seat], json!({"id": a.id, "username": a.username, "bot": false}), "{m}");
+            assert_eq!(m["players"][other], json!({"id": b.id, "username": b.username, "bot": false}), "{m}");
+        }
         let seat = &v.body["matches"][1]["seat"];
         let state = app.state(&a, &m4).await;
         assert_eq!(

@@ -4,7 +4,7 @@ use uttt::rules::{Address, BoardStatus, IllegalMove, Position, Seat, Status};
 
 use super::support::{
     DOUBLE_WIN, DRAWN_BOARD_BESIDE_TWO_WINS, X_WINS_BOARD_TWO, addr, closed_draw, depth,
-    five_boards_to_four, game, legal, play,
+    five_boards_to_four, game, legal, legal_addresses, play,
 };
 
 #[test]
@@ -199,4 +199,49 @@ fn decided_boards_are_listed_root_first_then_in_address_order() {
     .collect::<Vec<_>>();
     assert_eq!(boards, expected);
     assert!(Position::new(depth(3)).decided_boards().is_empty());
+}
+
+#[test]
+fn a_root_with_no_line_left_is_not_drawn_before_its_last_board_closes() {
+    // `closed_draw` up to X's win of board 7: the root reads X O X / X O O /
+    // O X _, so no line can be made any more, yet board 8 is open. No early
+    // draw: the match goes on in board 8 until it closes.
+    let moves = closed_draw();
+    let seven = moves
+        .iter()
+        .position(|m| *m == "7.8")
+        .expect("X wins board 7")
+        + 1;
+    let position = game(2, &moves[..seven]);
+    assert_eq!(
+        position.board_status(&addr("7")),
+        Some(BoardStatus::Won(Seat::X))
+    );
+    assert_eq!(
+        position.board_status(&Address::ROOT),
+        Some(BoardStatus::Open)
+    );
+    assert_eq!(position.status(), Status::Ongoing);
+    let left = legal_addresses(&position);
+    assert!(!left.is_empty());
+    assert!(left.iter().all(|a| a.starts_with("8.")), "{left:?}");
+}
+
+#[test]
+fn a_win_that_fills_the_root_without_a_line_draws_the_match_in_the_same_move() {
+    // The last move of `five_boards_to_four` wins board 8 for X: the leaf's
+    // win closes the root, which has no line, so both are decided at once.
+    let moves = five_boards_to_four();
+    let (before, last) = moves.split_at(moves.len() - 1);
+    let mut position = game(2, before);
+    assert_eq!(position.status(), Status::Ongoing);
+    let outcome = play(&mut position, last);
+    assert_eq!(
+        outcome.decided(),
+        &[
+            (Address::ROOT, BoardStatus::Drawn),
+            (addr("8"), BoardStatus::Won(Seat::X))
+        ]
+    );
+    assert_eq!(position.status(), Status::Drawn);
 }

@@ -17,6 +17,7 @@ pub mod publish;
 pub mod record;
 pub mod state;
 
+use std::collections::HashMap;
 use std::time::Instant;
 
 use futures_util::StreamExt;
@@ -31,7 +32,7 @@ use crate::store::SLOW_CALL;
 use crate::store::matches as store;
 use crate::time::{Millis, ms_of, rfc3339};
 
-use super::accounts::Player;
+use super::accounts::{Player, PlayerRef};
 use super::cursor;
 pub use super::page::Page;
 use super::{Context, Error, Result};
@@ -133,9 +134,20 @@ async fn observe_reading(
     Ok((announced, records))
 }
 
-/// Loads a match, ending it on time first if its time ran out.
+/// The instant by which a deadline counts as passed for whoever ends a
+/// match on time without a move of its own (the sweeper, a read): now, less
+/// `Config::flag_settle`. A move that arrived before its deadline may still
+/// be waiting for a connection or the row's lock; it is judged first, by the
+/// time it arrived.
+pub fn settled_now(ctx: &Context) -> Millis {
+    let settle = Millis::try_from(ctx.config.flag_settle.as_millis()).unwrap_or(Millis::MAX);
+    ctx.time.now_ms().saturating_sub(settle)
+}
+
+/// Loads a match, ending it on time first if its time ran out (by
+/// [`settled_now`]).
 async fn load(ctx: &Context, id: String) -> Result<Snapshot> {
-    let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
+    let (now, growth) = (settled_now(ctx), ctx.config.rating_growth);
     let found = ctx
         .db
         .read(move |conn| -> Result<Snapshot> {
@@ -203,6 +215,7 @@ pub async fn play_move(
     let player = PlayerId::from(player_id);
     let choice = Choice::Address(address);
     let started = Instant::now();
+    let match_id = id.clone();
     let quick = match ctx.db.pipeline() {
         Some(pipeline) => {
             let mv = pipelined::Move {
@@ -235,6 +248,16 @@ pub async fn play_move(
         Ok(outcome) => outcome,
         Err(refused) => {
             super::accounts::confirm(ctx, player_id).await?;
+            // These answers go to a seated player only: a refused move is
+            // still their request on the match, so it counts as presence
+            // and gives a dropped player's seat back, as a read would.
+            if matches!(
+                refused,
+                Error::StalePly { .. } | Error::NotYourTurn | Error::IllegalMove(_)
+            ) {
+                let snap = load(ctx, match_id).await?;
+                observe(ctx, player_id, &snap.row).await?;
+            }
             return Err(refused);
         }
     };
@@ -260,10 +283,15 @@ pub async fn play_move(
             state
         }
         MoveOutcome::Retried(snap) => {
-            observe(ctx, player_id, &snap.row).await?;
             // Published again: when the first answer was lost with its
             // connection (`pipelined::play`), nobody published the move.
-            // Streams skip versions they have sent.
+            // Streams skip versions they have sent. When the retry gave the
+            // seat back (or announced the player), the row read is stale,
+            // and the answer is the state after that.
+            if observe(ctx, player_id, &snap.row).await? {
+                let fresh = load(ctx, snap.row.id.to_string()).await?;
+                return publish::publish_rendered(ctx, &fresh).await;
+            }
             publish::publish_rendered(ctx, &snap).await
         }
         MoveOutcome::Flagged(snap) => {
@@ -402,6 +430,8 @@ pub struct MatchSummary {
     pub x: Option<String>,
     /// O's player id (`null`: CPU).
     pub o: Option<String>,
+    /// Both players named, with their bot flags.
+    pub players: SummaryPlayers,
     /// `x`, `o` or `null` (draw or unfinished).
     pub winner: Option<String>,
     /// Why it ended.
@@ -412,11 +442,36 @@ pub struct MatchSummary {
     pub finished_at: Option<String>,
 }
 
-/// A match as lists show it, from `player_id`'s side.
+/// The players of a listed match.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SummaryPlayers {
+    /// X (`null`: the CPU, or an account since deleted).
+    pub x: Option<PlayerRef>,
+    /// O (`null`: the CPU, or an account since deleted).
+    pub o: Option<PlayerRef>,
+}
+
+/// The names and bot flags of every player seated in `rows`, in one statement.
+pub(crate) fn names_of_rows(
+    conn: &mut crate::store::DbConnection,
+    rows: &[crate::store::matches::MatchRow],
+) -> std::result::Result<HashMap<String, (String, bool)>, crate::store::StoreError> {
+    let ids: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| [r.x_player_id.as_deref(), r.o_player_id.as_deref()])
+        .flatten()
+        .collect();
+    store::names_and_bots(conn, &ids)
+}
+
+/// A match as lists show it, from `player_id`'s side; `names` has its
+/// players' names and bot flags ([`names_of_rows`]).
 pub(crate) fn summary(
     row: &crate::store::matches::MatchRow,
     player_id: &str,
+    names: &HashMap<String, (String, bool)>,
 ) -> Result<MatchSummary> {
+    let named = |id: &Option<PlayerId>| id.as_deref().map(|id| PlayerRef::of(id, names));
     Ok(MatchSummary {
         id: row.id.to_string(),
         mode: row.mode.as_str().to_owned(),
@@ -430,6 +485,10 @@ pub(crate) fn summary(
         seat: row.seat_of(player_id).map(seat_str),
         x: row.x_player_id.as_deref().map(str::to_owned),
         o: row.o_player_id.as_deref().map(str::to_owned),
+        players: SummaryPlayers {
+            x: named(&row.x_player_id),
+            o: named(&row.o_player_id),
+        },
         winner: row.winner.map(|w| w.as_str().to_owned()),
         reason: row.reason.map(|r| r.as_str().to_owned()),
         created_at: rfc3339(row.created_at),
@@ -450,12 +509,17 @@ pub async fn list_for_player(
 ) -> Result<Page<MatchSummary>> {
     let fetch = i64::from(limit) + 1;
     let pid = player_id.clone();
-    let mut rows = ctx
+    let page = limit as usize;
+    let (mut rows, names) = ctx
         .db
-        .run(move |conn| store::for_player(conn, &pid, status, after, fetch))
+        .run(move |conn| -> Result<_> {
+            let rows = store::for_player(conn, &pid, status, after, fetch)?;
+            let names = names_of_rows(conn, &rows[..rows.len().min(page)])?;
+            Ok((rows, names))
+        })
         .await?;
-    let more = rows.len() > limit as usize;
-    rows.truncate(limit as usize);
+    let more = rows.len() > page;
+    rows.truncate(page);
     let next_cursor = more
         .then(|| {
             rows.last()
@@ -464,7 +528,7 @@ pub async fn list_for_player(
         .flatten();
     let items = rows
         .iter()
-        .map(|r| summary(r, &player_id))
+        .map(|r| summary(r, &player_id, &names))
         .collect::<Result<_>>()?;
     Ok(Page { items, next_cursor })
 }

@@ -104,16 +104,7 @@ impl Status {
     }
 }
 
-/// A player as tournament views name them.
-#[derive(Debug, Clone, Serialize, ToSchema, PartialEq, Eq)]
-pub struct PlayerRef {
-    /// Id.
-    pub id: String,
-    /// Name.
-    pub username: String,
-    /// Whether the player is a bot account.
-    pub bot: bool,
-}
+pub use super::accounts::PlayerRef;
 
 /// A tournament's entrants as its views name them, by id.
 struct Roster(HashMap<String, PlayerRef>);

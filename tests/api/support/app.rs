@@ -95,6 +95,9 @@ impl TestConfig {
         config.http_workers = 2;
         config.db_pool_size = 8;
         config.db_pipeline_size = 4;
+        // Tests jump the clock to a deadline exactly and expect the flag to
+        // fall there; the settling time has a test of its own (matches.rs).
+        config.flag_settle = std::time::Duration::ZERO;
         // The presence worker would take over seats whenever a test jumps the
         // clock; the drop-out tests turn it on (or tick it) themselves.
         config.workers = uttt::config::Workers {
