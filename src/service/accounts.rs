@@ -489,6 +489,9 @@ pub fn set_role(conn: &mut DbConnection, username: &str, role: Role) -> Result<(
     }
 }
 
+/// The name views show for a player whose account is gone.
+pub const DELETED_USERNAME: &str = "(deleted)";
+
 /// A player as lists and views name them (tournaments, match summaries).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema, PartialEq, Eq)]
 pub struct PlayerRef {
@@ -508,7 +511,7 @@ impl PlayerRef {
         let (username, bot) = names
             .get(id)
             .cloned()
-            .unwrap_or_else(|| ("(deleted)".to_owned(), false));
+            .unwrap_or_else(|| (DELETED_USERNAME.to_owned(), false));
         PlayerRef {
             id: id.to_owned(),
             username,

@@ -16,6 +16,7 @@ use crate::store::ratings::RatingChangeRow;
 use crate::store::{DbConnection, players, ratings};
 use crate::time::rfc3339;
 
+use super::accounts::DELETED_USERNAME;
 use super::cursor::encode_keyset;
 use super::matches::record::{MatchRecord, PlayerId};
 use super::matches::state::{MatchState, TimeControlBody};
@@ -70,12 +71,7 @@ pub struct AdminMatch {
 type Names = HashMap<String, (String, bool)>;
 
 fn names_of(conn: &mut DbConnection, rows: &[MatchRow]) -> Result<Names> {
-    let ids: Vec<&str> = rows
-        .iter()
-        .flat_map(|r| [r.x_player_id.as_deref(), r.o_player_id.as_deref()])
-        .flatten()
-        .collect();
-    Ok(store::names_and_bots(conn, &ids)?)
+    Ok(store::names_of_rows(conn, rows)?)
 }
 
 fn seated(id: Option<&PlayerId>, names: &Names) -> Option<SeatedPlayer> {
@@ -83,7 +79,7 @@ fn seated(id: Option<&PlayerId>, names: &Names) -> Option<SeatedPlayer> {
         let (username, bot) = names
             .get(id.as_str())
             .cloned()
-            .unwrap_or_else(|| ("(deleted)".into(), false));
+            .unwrap_or_else(|| (DELETED_USERNAME.to_owned(), false));
         SeatedPlayer {
             id: id.to_string(),
             username,

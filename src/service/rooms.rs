@@ -11,7 +11,7 @@ use crate::rules::{Depth, Seat};
 use crate::store::rooms::{self, RoomRow};
 use crate::store::{DbConnection, matches as match_store};
 
-use super::accounts::Player;
+use super::accounts::{DELETED_USERNAME, Player};
 use super::matches::create::{self, NewMatch, SeatSpec};
 use super::matches::play::{self, Snapshot};
 use super::matches::record::{MatchRecord, Mode, time_control, time_control_columns};
@@ -108,7 +108,7 @@ fn room_state_named(
     name_of: impl Fn(&str) -> Option<(String, bool)>,
 ) -> Result<RoomState> {
     let player = |id: &str| {
-        let (username, bot) = name_of(id).unwrap_or_else(|| ("(deleted)".into(), false));
+        let (username, bot) = name_of(id).unwrap_or_else(|| (DELETED_USERNAME.to_owned(), false));
         RoomPlayer {
             id: id.to_owned(),
             username,

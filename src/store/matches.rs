@@ -780,6 +780,23 @@ pub fn move_at(
         .optional()?)
 }
 
+/// Usernames and bot flags of every player seated in `rows`, by id, in one
+/// statement (see [`names_and_bots`]).
+///
+/// # Errors
+/// Database errors.
+pub fn names_of_rows(
+    conn: &mut DbConnection,
+    rows: &[MatchRow],
+) -> Result<HashMap<String, (String, bool)>, StoreError> {
+    let ids: Vec<&str> = rows
+        .iter()
+        .flat_map(|r| [r.x_player_id.as_deref(), r.o_player_id.as_deref()])
+        .flatten()
+        .collect();
+    names_and_bots(conn, &ids)
+}
+
 /// Usernames and bot flags of the given players, by id (a missing player
 /// is left out).
 ///

@@ -11,6 +11,7 @@ use crate::store::{DbConnection, players};
 use crate::time::{Millis, rfc3339};
 
 use super::super::Result;
+use super::super::accounts::DELETED_USERNAME;
 use super::super::matches::record::time_control;
 use super::super::matches::state::TimeControlBody;
 
@@ -164,7 +165,7 @@ fn challenge_player(conn: &mut DbConnection, id: &str) -> Result<ChallengePlayer
         },
         None => ChallengePlayer {
             id: id.to_owned(),
-            username: "(deleted)".into(),
+            username: DELETED_USERNAME.to_owned(),
             bot: false,
         },
     })

@@ -451,21 +451,8 @@ pub struct SummaryPlayers {
     pub o: Option<PlayerRef>,
 }
 
-/// The names and bot flags of every player seated in `rows`, in one statement.
-pub(crate) fn names_of_rows(
-    conn: &mut crate::store::DbConnection,
-    rows: &[crate::store::matches::MatchRow],
-) -> std::result::Result<HashMap<String, (String, bool)>, crate::store::StoreError> {
-    let ids: Vec<&str> = rows
-        .iter()
-        .flat_map(|r| [r.x_player_id.as_deref(), r.o_player_id.as_deref()])
-        .flatten()
-        .collect();
-    store::names_and_bots(conn, &ids)
-}
-
 /// A match as lists show it, from `player_id`'s side; `names` has its
-/// players' names and bot flags ([`names_of_rows`]).
+/// players' names and bot flags (`store::matches::names_of_rows`).
 pub(crate) fn summary(
     row: &crate::store::matches::MatchRow,
     player_id: &str,
@@ -514,7 +501,7 @@ pub async fn list_for_player(
         .db
         .run(move |conn| -> Result<_> {
             let rows = store::for_player(conn, &pid, status, after, fetch)?;
-            let names = names_of_rows(conn, &rows[..rows.len().min(page)])?;
+            let names = store::names_of_rows(conn, &rows[..rows.len().min(page)])?;
             Ok((rows, names))
         })
         .await?;

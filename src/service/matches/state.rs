@@ -17,6 +17,7 @@ use crate::store::matches::{MatchRow, MoveRow};
 use crate::time::{Millis, rfc3339};
 
 use super::super::Result;
+use super::super::accounts::DELETED_USERNAME;
 use super::record::{Controller, EndReason, MatchRecord, seat_str};
 
 /// A time control as the API writes it.
@@ -251,7 +252,7 @@ fn seat_state(row: &MatchRow, seat: Seat, names: &Names, connected: bool) -> Sea
     match row.player(seat) {
         Some(id) => SeatState {
             id: Some(id.to_string()),
-            username: names.of(seat).unwrap_or("(deleted)").to_owned(),
+            username: names.of(seat).unwrap_or(DELETED_USERNAME).to_owned(),
             controller: controller.as_str(),
             connected,
             cpu_level: (controller == Controller::Cpu).then_some(Level::SUBSTITUTE.get()),

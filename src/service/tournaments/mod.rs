@@ -104,6 +104,7 @@ impl Status {
     }
 }
 
+use super::accounts::DELETED_USERNAME;
 pub use super::accounts::PlayerRef;
 
 /// A tournament's entrants as its views name them, by id.
@@ -131,7 +132,7 @@ impl Roster {
     fn named(&self, id: &str) -> PlayerRef {
         self.0.get(id).cloned().unwrap_or_else(|| PlayerRef {
             id: id.to_owned(),
-            username: "(deleted)".to_owned(),
+            username: DELETED_USERNAME.to_owned(),
             bot: false,
         })
     }
@@ -226,8 +227,10 @@ fn game_spec(row: &TournamentRow, x: &str, o: &str) -> Result<NewMatch> {
 
 /// The player's name and bot flag, or `(deleted)`.
 fn player_ref(conn: &mut DbConnection, id: &str) -> Result<PlayerRef> {
-    let (username, bot) = crate::store::players::by_id(conn, id)?
-        .map_or_else(|| ("(deleted)".to_owned(), false), |p| (p.username, p.bot));
+    let (username, bot) = crate::store::players::by_id(conn, id)?.map_or_else(
+        || (DELETED_USERNAME.to_owned(), false),
+        |p| (p.username, p.bot),
+    );
     Ok(PlayerRef {
         id: id.to_owned(),
         username,
