@@ -104,8 +104,9 @@ pub struct Config {
     pub http_workers: usize,
     /// How long a seated player may be absent before the CPU takes their seat (`UTTT_DROP_GRACE_MS`).
     pub drop_grace: Duration,
-    /// How long past a player's deadline the clock sweeper and reads wait
-    /// before they end the match on time (`UTTT_FLAG_SETTLE_MS`): a move
+    /// How long past a player's deadline the clock sweeper, reads and the
+    /// other player's resignation wait before they end the match on time
+    /// (`UTTT_FLAG_SETTLE_MS`): a move
     /// that arrived in time may still wait for a database connection or the
     /// row's lock, and is judged first. A move arriving late is refused at
     /// once whatever this is.

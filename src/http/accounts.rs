@@ -248,7 +248,7 @@ pub async fn me(
     responses(
         (status = 200, description = "The account, now a bot (asking again answers the same)", body = AccountBody),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 409, description = "`has_rated_games`: the account played rated games as a human; `in_active_match` while it sits in an unfinished ranked match; `already_queued` (with `ticket_id`) while it holds a queued ticket; `already_joined` (with `tournament_id`) while it is entered in a registering or running tournament rated on a ladder closed to bots", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 409, description = "`has_rated_games`: the account played rated games as a human; `in_active_match` while it sits in an unfinished ranked match; `already_queued` (with `ticket_id`) while it holds a queued ticket; `already_joined` (with `tournament_id`) while it may still play in a registering or running tournament rated on a ladder closed to bots (entered and not withdrawn, paused in an arena, or with a game of it in progress)", body = ProblemBody, content_type = "application/problem+json"),
     )
 )]
 #[post("/me/bot")]

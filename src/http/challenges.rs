@@ -147,7 +147,7 @@ pub async fn get_challenge(
     responses(
         (status = 200, description = "The new match", body = Accepted),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 403, description = "`forbidden`: you made this challenge", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 403, description = "`forbidden`: you made this challenge, or it is rated on a ladder closed to bots and either player has become a bot since it was made", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "`challenge_not_pending` (with `challenge_status`: already accepted, declined, cancelled or expired), or `in_active_match` for a rated challenge while either player has an unfinished ranked match", body = ProblemBody, content_type = "application/problem+json"),
     )
@@ -172,7 +172,7 @@ pub async fn accept(
         (status = 200, description = "The declined challenge", body = ChallengeView),
         (status = 400, description = "`malformed_json`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 401, description = "`unauthorized`", body = ProblemBody, content_type = "application/problem+json"),
-        (status = 403, description = "`forbidden`: you made this challenge", body = ProblemBody, content_type = "application/problem+json"),
+        (status = 403, description = "`forbidden`: you made this challenge, or it is rated on a ladder closed to bots and either player has become a bot since it was made", body = ProblemBody, content_type = "application/problem+json"),
         (status = 404, description = "`not_found`", body = ProblemBody, content_type = "application/problem+json"),
         (status = 409, description = "`challenge_not_pending` (with `challenge_status`)", body = ProblemBody, content_type = "application/problem+json"),
         (status = 422, description = "`validation_failed`: a body that is not `{reason}`", body = ProblemBody, content_type = "application/problem+json"),

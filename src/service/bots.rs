@@ -6,11 +6,10 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::store::tournaments as tournament_store;
 use crate::store::{matches as match_store, players, ratings, tickets};
 
 use super::accounts::Player;
-use super::tournaments::rating_ladder;
+use super::tournaments::registration::rated_entry_closed_to_bots;
 use super::{ConflictCode, Context, Error, Result};
 
 /// A player's preferences.
@@ -24,15 +23,16 @@ pub struct Preferences {
 ///
 /// What the account committed to as a human and a bot may not do is
 /// refused here rather than undone: a queued ticket (it may be paired on a
-/// ladder closed to bots before the next look at the flag) and an entry in
-/// a tournament not over yet that is rated on such a ladder. A pending rated
-/// challenge is checked when it is accepted.
+/// ladder closed to bots before the next look at the flag) and a place in a
+/// tournament not over yet that is rated on such a ladder
+/// ([`rated_entry_closed_to_bots`]). A pending rated challenge is checked
+/// when it is accepted.
 ///
 /// # Errors
 /// `has_rated_games` when the account played rated games as a human;
 /// `in_active_match` while it sits in an unfinished ranked match;
 /// `already_queued` while it holds a queued ticket; `already_joined` while
-/// it is entered in such a tournament.
+/// it may still play in such a tournament.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn make_bot(ctx: &Context, player: &Player) -> Result<Player> {
     if player.bot {
@@ -50,14 +50,11 @@ pub async fn make_bot(ctx: &Context, player: &Player) -> Result<Player> {
                     Some(("ticket_id", ticket_id)),
                 ));
             }
-            let closed_to_bots = tournament_store::unfinished_of(conn, &id)?
-                .into_iter()
-                .find(|t| t.rated && rating_ladder(&ladders, t).is_some_and(|l| !l.bots));
-            if let Some(tournament) = closed_to_bots {
+            if let Some(tournament) = rated_entry_closed_to_bots(conn, &id, &ladders)? {
                 return Err(Error::conflict(
                     ConflictCode::AlreadyJoined,
-                    "withdraw from your rated tournament first, or let it finish: it is rated on a ladder closed to bots",
-                    Some(("tournament_id", tournament.id)),
+                    "you may still play in a tournament rated on a ladder closed to bots: withdraw (from an arena, wait for its end) and finish your game in it first",
+                    Some(("tournament_id", tournament)),
                 ));
             }
             let rated = ratings::for_player(conn, &id)?

@@ -335,21 +335,21 @@ pub fn entrants(
 }
 
 /// The tournaments not over yet (registering or running) that `player_id`
-/// is entered in, withdrawn or not (an arena player may come back).
+/// is entered in, each with the entry (withdrawn or not).
 ///
 /// # Errors
 /// Database errors.
 pub fn unfinished_of(
     conn: &mut DbConnection,
     player_id: &str,
-) -> Result<Vec<TournamentRow>, StoreError> {
-    let entered = tournament_players::table
-        .filter(tournament_players::player_id.eq(player_id))
-        .select(tournament_players::tournament_id);
+) -> Result<Vec<(TournamentRow, EntrantRow)>, StoreError> {
     Ok(tournaments::table
-        .filter(tournaments::id.eq_any(entered))
+        .inner_join(
+            tournament_players::table.on(tournament_players::tournament_id.eq(tournaments::id)),
+        )
+        .filter(tournament_players::player_id.eq(player_id))
         .filter(tournaments::status.eq_any(["registering", "running"]))
-        .select(TournamentRow::as_select())
+        .select((TournamentRow::as_select(), EntrantRow::as_select()))
         .load(conn)?)
 }
 

@@ -502,9 +502,9 @@ async fn a_move_that_arrived_in_time_is_judged_before_the_flag_falls() {
         config.config.workers = uttt::config::Workers::NONE;
         config.config.flag_settle = std::time::Duration::from_millis(500);
         let app = TestApp::start(config).await;
-        // Three games whose O has 10 s from the same instant.
+        // Four games whose O has 10 s from the same instant.
         let mut games = Vec::new();
-        for g in 0..3 {
+        for g in 0..4 {
             let (x, o) = (
                 app.register(&format!("setx{g}")).await,
                 app.register(&format!("seto{g}")).await,
@@ -515,7 +515,13 @@ async fn a_move_that_arrived_in_time_is_judged_before_the_flag_falls() {
             app.play(&x, &id, 0, "4.4").await.expect(200);
             games.push((x, o, id));
         }
-        let [(x, o, waiting), (x2, o2, late), (x3, _, quiet)] = &games[..] else {
+        let [
+            (x, o, waiting),
+            (x2, o2, late),
+            (x3, _, quiet),
+            (x4, _, resigned),
+        ] = &games[..]
+        else {
             unreachable!()
         };
         let id = waiting.clone();
@@ -550,6 +556,21 @@ async fn a_move_that_arrived_in_time_is_judged_before_the_flag_falls() {
         assert!(
             matches!(outcome, MoveOutcome::Applied(_)),
             "the move in time is played"
+        );
+        // X resigning now, 100 ms past O's deadline, resigns: O's move could
+        // still be on its way, so the flag has not fallen for X to win by.
+        app.post(
+            &format!("/api/v1/matches/{resigned}/resign"),
+            &json!({}),
+            Some(&x4.token),
+        )
+        .await
+        .expect(200);
+        let s = app.state(x4, resigned).await;
+        assert_eq!(
+            (s["result"]["reason"].clone(), s["result"]["winner"].clone()),
+            (json!("resignation"), json!("o")),
+            "{s}"
         );
         // A move arriving now is late, settling time or not.
         app.play(o2, late, 1, "4.0")

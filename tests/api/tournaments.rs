@@ -121,6 +121,42 @@ both_backends! {
         act(&app, &a, &rated, "join").await.expect_problem(403, "forbidden");
     }
 
+    async fn a_place_in_a_running_rated_tournament_holds_until_the_player_can_no_longer_play(app: TestApp) {
+        let dir = app.quick_player("director").await;
+        let (a, b) = (app.quick_player("alice").await, app.quick_player("bob").await);
+        let swiss = create(&app, &dir, json!({"name": "Rated swiss", "kind": "swiss", "rounds": 2,
+            "ladder": "ultimate-10m", "round_pause_ms": 600000})).await;
+        for p in [&a, &b] {
+            act(&app, p, &swiss, "join").await.expect(200);
+        }
+        act(&app, &dir, &swiss, "start").await.expect(200);
+        let round = app.get(&format!("/api/v1/tournaments/{swiss}/rounds/1"), Some(&dir.token)).await;
+        let game = round.body["pairings"][0]["match_id"].as_str().unwrap().to_owned();
+        // Withdrawn from a Swiss, Alice is paired no more, but her game is
+        // played out: it is rated on a ladder closed to bots.
+        act(&app, &a, &swiss, "withdraw").await.expect(200);
+        let refused = app.post("/api/v1/me/bot", &json!({}), Some(&a.token)).await;
+        refused.expect_problem(409, "already_joined");
+        assert_eq!(refused.body["tournament_id"], swiss.as_str());
+        app.post(&format!("/api/v1/matches/{game}/resign"), &json!({}), Some(&a.token)).await.expect(200);
+        // Her game over, the tournament no longer holds her; the rated game
+        // she played as a human does.
+        app.post("/api/v1/me/bot", &json!({}), Some(&a.token)).await
+            .expect_problem(409, "has_rated_games");
+        // A paused arena player may come back while it runs: the place holds.
+        let arena = create(&app, &dir, json!({"name": "Rated arena", "kind": "arena",
+            "ladder": "ultimate-10m", "duration_ms": 600000})).await;
+        let c = app.quick_player("carol").await;
+        for p in [&b, &c] {
+            act(&app, p, &arena, "join").await.expect(200);
+        }
+        act(&app, &dir, &arena, "start").await.expect(200);
+        act(&app, &c, &arena, "withdraw").await.expect(200);
+        let paused = app.post("/api/v1/me/bot", &json!({}), Some(&c.token)).await;
+        paused.expect_problem(409, "already_joined");
+        assert_eq!(paused.body["tournament_id"], arena.as_str());
+    }
+
     async fn creating_and_joining_refuse_what_api_md_refuses(app: TestApp) {
         let dir = app.quick_player("director").await;
         let a = app.quick_player("alice").await;

@@ -12,7 +12,7 @@ use super::super::matches::create::{self, NewMatch, SeatSpec};
 use super::super::matches::play::{self, Snapshot};
 use super::super::matches::record::{MatchRecord, Mode, seat_str, time_control};
 use super::super::{ConflictCode, Context, Error, FieldError, Result, events, ladders, matches};
-use super::rated::check_ladder;
+use super::rated::check_bots;
 use super::view::{Accepted, ChallengeView, MAX_REASON_CHARS, SeatChoice, Status, view};
 
 /// Locks the challenge for `player`, who must be one of its two players;
@@ -91,7 +91,7 @@ fn start_match(
         for player in both {
             bots |= players::lock_bot(conn, player)?.unwrap_or(false);
         }
-        check_ladder(ladder, bots)?;
+        check_bots(ladder, bots)?;
         for player in [x, o] {
             if let Some(match_id) = match_store::active_ranked(conn, player)? {
                 return Err(Error::conflict(

@@ -14,6 +14,11 @@ pub(super) fn check_ladder(ladder: &LadderConfig, bots: bool) -> Result<()> {
             "this ladder is not rated; leave `ladder` out for a casual challenge",
         )]));
     }
+    check_bots(ladder, bots)
+}
+
+/// Whether `ladder` takes the players, `bots` when either is a bot account.
+pub(super) fn check_bots(ladder: &LadderConfig, bots: bool) -> Result<()> {
     if bots && !ladder.bots {
         return Err(Error::Forbidden(
             "bot accounts may only play on ladders open to bots",

@@ -353,11 +353,11 @@ pub async fn play_cpu_move(
 /// `NotFound`, `Forbidden`, `MatchOver`.
 #[tracing::instrument(skip(ctx, player), fields(player.id = %player.id))]
 pub async fn resign(ctx: &Context, player: &Player, id: String) -> Result<MatchState> {
-    let (now, growth) = (ctx.time.now_ms(), ctx.config.rating_growth);
-    let player_id = player.id.clone();
+    let times = (ctx.time.now_ms(), settled_now(ctx));
+    let (player_id, growth) = (player.id.clone(), ctx.config.rating_growth);
     let outcome = ctx
         .db
-        .write(move |conn| play::resign(conn, &id, &player_id, now, growth))
+        .write(move |conn| play::resign(conn, &id, &player_id, times, growth))
         .await?;
     match outcome {
         ResignOutcome::Resigned(snap) => publish(ctx, &snap).await,

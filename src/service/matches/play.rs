@@ -474,6 +474,9 @@ pub enum ResignOutcome {
 }
 
 /// Resigns `player` from the locked match `id`: allowed at any time, on either player's turn.
+/// Whether time had run out first is judged at `settled` (the flag's settling
+/// time before `now`, as the sweeper judges it), so a move of the side to
+/// move that arrived in time is not flagged by the other's resignation.
 ///
 /// # Errors
 /// `NotFound`, `Forbidden`, `MatchOver`.
@@ -481,7 +484,7 @@ pub fn resign(
     conn: &mut DbConnection,
     id: &str,
     player: &str,
-    now: Millis,
+    (now, settled): (Millis, Millis),
     growth: Growth,
 ) -> Result<ResignOutcome> {
     let (mut row, seating) = matches::lock_seated(conn, id)?.ok_or(Error::NotFound("match"))?;
@@ -491,7 +494,7 @@ pub fn resign(
     if !row.is_active() {
         return Err(Error::MatchOver(MATCH_OVER));
     }
-    if let Lapse::Ended = end_if_lapsed(conn, &mut row, now, growth)? {
+    if let Lapse::Ended = end_if_lapsed(conn, &mut row, settled, growth)? {
         return Ok(ResignOutcome::Flagged(seated_snapshot(conn, row, seating)?));
     }
     // Charge the side to move for the time it used.

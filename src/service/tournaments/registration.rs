@@ -1,6 +1,7 @@
 //! Entering and leaving a tournament: join (entry code, capacity, minimum
 //! rating), withdraw, and the director's removal of a player.
 
+use crate::config::LadderConfig;
 use crate::store::tournaments::{self as store, EntrantRow, TallyRow, TournamentRow};
 use crate::store::{DbConnection, players};
 
@@ -18,6 +19,33 @@ fn open_for_entries(row: &TournamentRow) -> bool {
         Status::Running => Kind::parse(&row.kind) == Some(Kind::Arena),
         Status::Finished | Status::Cancelled => false,
     }
+}
+
+/// A tournament not over yet, rated on a ladder closed to bots, that
+/// `player_id` may still play in: entered and not withdrawn, paused in an
+/// arena (joining again brings them back), or with a game of it still being
+/// played out. Turning the account into a bot waits for it (`POST /me/bot`).
+///
+/// # Errors
+/// Store failures.
+pub fn rated_entry_closed_to_bots(
+    conn: &mut DbConnection,
+    player_id: &str,
+    ladders: &[LadderConfig],
+) -> Result<Option<String>> {
+    for (row, entry) in store::unfinished_of(conn, player_id)? {
+        if !row.rated || rating_ladder(ladders, &row).is_none_or(|l| l.bots) {
+            continue;
+        }
+        let may_come_back = Kind::parse(&row.kind) == Some(Kind::Arena) && !entry.removed;
+        let playing = store::open_games(conn, &row.id)?
+            .iter()
+            .any(|(x, o)| x == player_id || o == player_id);
+        if !entry.withdrawn || may_come_back || playing {
+            return Ok(Some(row.id));
+        }
+    }
+    Ok(None)
 }
 
 /// Whether an entrant's join is a comeback: an arena that is running, a
