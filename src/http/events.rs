@@ -183,6 +183,8 @@ pub async fn my_events(
 ) -> Result<HttpResponse, Problem> {
     let guard = StreamGuard::open(&ctx, &player.id, &claims).await?;
     let subscription = events::subscribe(&ctx, &player.id).await?;
+    // Waiting from this moment on, not from the first keep-alive.
+    keep_waiting(&ctx, &player.id).await;
     let mut keep_alive =
         tokio::time::interval(KEEP_ALIVE.min(ctx.config.matchmaking.abandon_after / 3));
     keep_alive.reset();
@@ -200,6 +202,14 @@ pub async fn my_events(
         Some((Ok::<_, Infallible>(bytes), s))
     });
     Ok(sse_response(body))
+}
+
+/// An open stream shows the player is still waiting for a pairing: their
+/// queued ticket is touched (a failure only logged; the next touch may do).
+async fn keep_waiting(ctx: &Context, player_id: &str) {
+    if let Err(err) = matchmaking::keep_waiting(ctx, player_id).await {
+        tracing::debug!(error = %err, "ticket keep-alive failed");
+    }
 }
 
 struct PlayerStream {
@@ -241,10 +251,7 @@ impl PlayerStream {
                     Notice::Resync => return Some(Bytes::from_static(b"event: resync\ndata: {}\n\n")),
                 },
                 _ = self.keep_alive.tick() => {
-                    // An open stream shows the player is still waiting for a pairing.
-                    if let Err(err) = matchmaking::keep_waiting(&self.ctx, &self.player_id).await {
-                        tracing::debug!(error = %err, "ticket keep-alive failed");
-                    }
+                    keep_waiting(&self.ctx, &self.player_id).await;
                     return Some(Bytes::from_static(b": keep-alive\n\n"));
                 }
             }

@@ -9,7 +9,7 @@ use uttt::broker::{PairClaim, TicketStatus};
 use uttt::store::{DbConnection, StoreError};
 
 use crate::ranked::{LADDER, manual_app, pair_now};
-use crate::support::{Backend, Player, TestApp};
+use crate::support::{Backend, EventStream, Player, TestApp};
 
 /// Makes every update of a ticket record fail: the last statement of a
 /// round's transaction, after its matches and seats are written.
@@ -342,6 +342,34 @@ async fn a_pair_left_unclaimed_leaves_the_rest_of_its_chunk_as_planned_on_sqlite
 #[actix_web::test]
 async fn a_pair_left_unclaimed_leaves_the_rest_of_its_chunk_as_planned_on_postgres() {
     a_pair_left_unclaimed_leaves_the_rest_of_its_chunk_as_planned(Backend::Postgres).await;
+}
+
+/// An open `/me/events` stream keeps its player's ticket alive from the
+/// moment it opens, not from its first keep-alive 15 s later.
+async fn a_stream_keeps_a_ticket_alive_from_its_opening(backend: Backend) {
+    let Some(app) = manual_app(backend, |_| {}).await else {
+        return;
+    };
+    let a = app.quick_player("watcher").await;
+    let t = app.queue(&a, LADDER).await;
+    app.time.advance(50_000);
+    let _stream = EventStream::open(&app, "/api/v1/me/events", &a.token, None).await;
+    // 70 s after queueing, 20 s after the stream opened (past the abandon
+    // time of 60 s counted from the queueing, within it from the opening).
+    app.time.advance(20_000);
+    let round = uttt::worker::pairing::tick(&app.ctx).await.unwrap();
+    assert_eq!(round.abandoned, 0);
+    assert_ticket(&app, &t, TicketStatus::Queued).await;
+}
+
+#[actix_web::test]
+async fn a_stream_keeps_a_ticket_alive_from_its_opening_on_sqlite() {
+    a_stream_keeps_a_ticket_alive_from_its_opening(Backend::Sqlite).await;
+}
+
+#[actix_web::test]
+async fn a_stream_keeps_a_ticket_alive_from_its_opening_on_postgres() {
+    a_stream_keeps_a_ticket_alive_from_its_opening(Backend::Postgres).await;
 }
 
 #[actix_web::test]
