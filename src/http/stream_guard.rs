@@ -11,7 +11,7 @@ use actix_web::web::Bytes;
 use futures_util::StreamExt;
 
 use super::problem::Problem;
-use crate::broker::{Notice, Subscription};
+use crate::broker::{Notice, SharedBroker, Subscription};
 use crate::service::tokens::{Claims, wall_clock_secs};
 use crate::service::{Context, Error, sessions};
 
@@ -34,6 +34,29 @@ fn slot_key(player_id: &str) -> String {
     format!("streams:{player_id}")
 }
 
+/// Renews `slot` in the slot set `key` every `every`, for `lease` each time,
+/// until the task is aborted. A task of its own, not a branch of the
+/// stream's polling: a client that stops reading stops the polling but
+/// still holds its connection, so its slot must go on counting.
+fn spawn_renewal(
+    broker: SharedBroker,
+    key: String,
+    slot: String,
+    every: Duration,
+    lease: Duration,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut renew = tokio::time::interval(every);
+        renew.reset();
+        loop {
+            renew.tick().await;
+            if let Err(err) = broker.acquire(&key, &slot, u32::MAX, lease).await {
+                tracing::debug!(error = %err, "stream slot renewal failed");
+            }
+        }
+    })
+}
+
 /// The obligations of one open stream (see the module documentation).
 pub struct StreamGuard {
     ctx: Context,
@@ -42,7 +65,7 @@ pub struct StreamGuard {
     session_id: String,
     expires_at: tokio::time::Instant,
     session: Subscription,
-    renew: tokio::time::Interval,
+    renewal: tokio::task::JoinHandle<()>,
 }
 
 impl std::fmt::Debug for StreamGuard {
@@ -89,8 +112,13 @@ impl StreamGuard {
         }
         let left_ms = (claims.exp.saturating_mul(1000))
             .saturating_sub(wall_clock_secs().saturating_mul(1000));
-        let mut renew = tokio::time::interval(SLOT_RENEW);
-        renew.reset();
+        let renewal = spawn_renewal(
+            ctx.broker.clone(),
+            slot_key(player_id),
+            slot.clone(),
+            SLOT_RENEW,
+            SLOT_LEASE,
+        );
         Ok(StreamGuard {
             ctx: ctx.clone(),
             player_id: player_id.to_owned(),
@@ -98,13 +126,13 @@ impl StreamGuard {
             session_id: claims.sid.clone(),
             expires_at: tokio::time::Instant::now() + Duration::from_millis(left_ms),
             session,
-            renew,
+            renewal,
         })
     }
 
     /// Resolves with the last frame to send when the stream must end: the
-    /// token expired, or the session was revoked. Renews the slot meanwhile.
-    /// Safe to drop and call again (every branch is cancel-safe).
+    /// token expired, or the session was revoked. Safe to drop and call
+    /// again (every branch is cancel-safe).
     pub async fn ended(&mut self) -> Bytes {
         loop {
             tokio::select! {
@@ -125,16 +153,6 @@ impl StreamGuard {
                         return Bytes::from_static(EXPIRED_FRAME);
                     }
                 },
-                _ = self.renew.tick() => {
-                    let renewed = self
-                        .ctx
-                        .broker
-                        .acquire(&slot_key(&self.player_id), &self.slot, u32::MAX, SLOT_LEASE)
-                        .await;
-                    if let Err(err) = renewed {
-                        tracing::debug!(error = %err, "stream slot renewal failed");
-                    }
-                }
             }
         }
     }
@@ -142,6 +160,7 @@ impl StreamGuard {
 
 impl Drop for StreamGuard {
     fn drop(&mut self) {
+        self.renewal.abort();
         // The slot goes back as soon as the stream is gone; if this cannot
         // run (no runtime at exit), its lease ends by itself.
         if let Ok(handle) = tokio::runtime::Handle::try_current() {
@@ -153,5 +172,28 @@ impl Drop for StreamGuard {
                 }
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::broker::memory::MemoryBroker;
+
+    #[tokio::test]
+    async fn a_slot_is_renewed_while_nobody_polls_its_stream() {
+        let broker: SharedBroker = MemoryBroker::new();
+        let (key, lease) = ("streams:p", Duration::from_secs(1));
+        assert!(broker.acquire(key, "first", 1, lease).await.unwrap());
+        let every = Duration::from_millis(100);
+        let renewal = spawn_renewal(broker.clone(), key.into(), "first".into(), every, lease);
+        // Well past the lease, with nothing polling a stream: still held.
+        tokio::time::sleep(Duration::from_millis(2_500)).await;
+        let second = broker.acquire(key, "second", 1, lease).await.unwrap();
+        assert!(!second, "the renewed slot still counts against the cap");
+        // Once the stream is gone (the task aborted), the lease runs out.
+        renewal.abort();
+        tokio::time::sleep(Duration::from_millis(1_300)).await;
+        assert!(broker.acquire(key, "second", 1, lease).await.unwrap());
     }
 }
