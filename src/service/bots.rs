@@ -42,7 +42,7 @@ pub async fn make_bot(ctx: &Context, player: &Player) -> Result<Player> {
     let ladders = ctx.config.ladders.clone();
     ctx.db
         .write(move |conn| {
-            players::lock_bot(conn, &id)?;
+            players::lock(conn, &id)?;
             if let Some(ticket_id) = tickets::queued_for_player(conn, &id)? {
                 return Err(Error::conflict(
                     ConflictCode::AlreadyQueued,

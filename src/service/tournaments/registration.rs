@@ -38,10 +38,13 @@ pub fn rated_entry_closed_to_bots(
             continue;
         }
         let may_come_back = Kind::parse(&row.kind) == Some(Kind::Arena) && !entry.removed;
-        let playing = store::open_games(conn, &row.id)?
-            .iter()
-            .any(|(x, o)| x == player_id || o == player_id);
-        if !entry.withdrawn || may_come_back || playing {
+        // The games are read only for an entrant who can play no new one.
+        if !entry.withdrawn
+            || may_come_back
+            || store::open_games(conn, &row.id)?
+                .iter()
+                .any(|(x, o)| x == player_id || o == player_id)
+        {
             return Ok(Some(row.id));
         }
     }
