@@ -24,8 +24,8 @@ use futures_util::{FutureExt, StreamExt};
 use uttt::broker::memory::MemoryBroker;
 use uttt::broker::redis::RedisBroker;
 use uttt::broker::{
-    Cancelled, Enqueued, Notice, PairClaim, PresenceRecord, PubSub, RateDecision, SharedBroker,
-    Subscription, Ticket, TicketStatus,
+    Cancelled, Enqueued, FlaggedPayload, FlaggedPublish, Notice, PairClaim, PresenceRecord,
+    PresentIf, PubSub, RateDecision, SharedBroker, Subscription, Ticket, TicketStatus,
 };
 
 /// Declares each check once per broker: `name::in_process`, `name::redis` and
@@ -60,6 +60,7 @@ on_both_brokers!(
     messages_reach_the_subscribers_of_their_channel_only,
     seen_keeps_the_newest_time_and_lapses,
     seen_then_presence_answers_as_seen_and_then_presence,
+    seen_then_publish_fills_the_flags_from_what_it_read,
     marks_replace_and_lapse,
     leases_are_held_until_their_last_holder_releases,
     leases_lapse_unless_renewed,
@@ -451,6 +452,109 @@ async fn seen_then_presence_answers_as_seen_and_then_presence(b: SharedBroker) {
         (None, vec![])
     );
     assert_eq!(b.seen("alone", 6, MINUTE).await.unwrap(), Some(5));
+}
+
+/// A publication on "match:p" of `{"x":X,"o":O}` (version 3) under `rules`,
+/// its flags marked under "p:shown".
+fn flagged(rules: [PresentIf; 2]) -> FlaggedPublish<'static> {
+    FlaggedPublish {
+        rules,
+        channel: "match:p",
+        payload: FlaggedPayload {
+            parts: ["3\n{\"x\":".into(), ",\"o\":".into(), "}".into()],
+        },
+        mark: ("p:shown", MINUTE),
+    }
+}
+
+async fn seen_then_publish_fills_the_flags_from_what_it_read(b: SharedBroker) {
+    let seats: [String; 2] = ["p:x".into(), "p:o".into()];
+    let shown = keys(&["p:shown"]);
+    let mut sub = b.subscribe("match:p").await.unwrap();
+    // X is seen at 200 by this call, O holds a lease.
+    b.hold(&[("p:o".into(), "h".into())], MINUTE).await.unwrap();
+    let out = flagged([PresentIf::SeenAfter(199), PresentIf::SeenAfter(i64::MAX)]);
+    let (previous, records) = b
+        .seen_then_publish("p:x", 200, MINUTE, &seats, &out)
+        .await
+        .unwrap();
+    assert_eq!(previous, None);
+    assert_eq!(records, b.presence(&seats).await.unwrap());
+    assert_eq!(records[0].last_seen, Some(200));
+    assert_eq!(
+        next_notice(&mut sub).await,
+        message("3\n{\"x\":true,\"o\":true}"),
+        "X seen after 199, O leased"
+    );
+    assert_eq!(b.marks(&shown).await.unwrap(), vec![Some("11".into())]);
+    // Seen at 200 is not seen after 200; O's lease gone, its seen time
+    // decides; the CPU's seat always shows present.
+    b.release("p:o", "h").await.unwrap();
+    b.seen("p:o", 250, MINUTE).await.unwrap();
+    let cases = [
+        (
+            [PresentIf::SeenAfter(200), PresentIf::SeenAfter(249)],
+            "false",
+            "true",
+            "01",
+        ),
+        (
+            [PresentIf::SeenAfter(-1), PresentIf::SeenAfter(250)],
+            "true",
+            "false",
+            "10",
+        ),
+        (
+            [PresentIf::SeenAfter(300), PresentIf::Always],
+            "false",
+            "true",
+            "01",
+        ),
+    ];
+    for (rules, x, o, mark) in cases {
+        let out = flagged(rules);
+        // An older report keeps the newer time, as `seen` does.
+        let (previous, records) = b
+            .seen_then_publish("p:x", 100, MINUTE, &seats, &out)
+            .await
+            .unwrap();
+        assert_eq!(previous, Some(200));
+        assert_eq!(
+            records,
+            vec![
+                PresenceRecord {
+                    leased: false,
+                    last_seen: Some(200)
+                },
+                PresenceRecord {
+                    leased: false,
+                    last_seen: Some(250)
+                },
+            ]
+        );
+        let flags = out.flags(&records);
+        assert_eq!(
+            out.payload.fill(flags),
+            format!("3\n{{\"x\":{x},\"o\":{o}}}")
+        );
+        assert_eq!(
+            next_notice(&mut sub).await,
+            message(&out.payload.fill(flags)),
+            "the flags published are the rules' answers on the records returned ({rules:?})"
+        );
+        assert_eq!(b.marks(&shown).await.unwrap(), vec![Some(mark.into())]);
+    }
+    // A seat never seen and without a lease is absent unless always present.
+    let unseen: [String; 2] = ["q:x".into(), "q:o".into()];
+    let out = flagged([PresentIf::SeenAfter(4), PresentIf::SeenAfter(i64::MIN)]);
+    b.seen_then_publish("q:x", 5, MINUTE, &unseen, &out)
+        .await
+        .unwrap();
+    assert_eq!(
+        next_notice(&mut sub).await,
+        message("3\n{\"x\":true,\"o\":false}")
+    );
+    assert_eq!(b.marks(&shown).await.unwrap(), vec![Some("10".into())]);
 }
 
 async fn marks_replace_and_lapse(b: SharedBroker) {

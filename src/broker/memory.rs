@@ -11,8 +11,9 @@ use futures_util::future::BoxFuture;
 
 use super::hub::Hub;
 use super::{
-    BrokerResult, Cancelled, Enqueued, Health, Locks, MatchQueue, PairClaim, Presence,
-    PresenceRecord, PubSub, RateDecision, RateLimiter, Slots, Subscription, Ticket, TicketStatus,
+    BrokerResult, Cancelled, Enqueued, FlaggedPublish, Health, Locks, MatchQueue, PairClaim,
+    Presence, PresenceRecord, PubSub, RateDecision, RateLimiter, Slots, Subscription, Ticket,
+    TicketStatus,
 };
 
 /// Windows are swept once this many counters are held.
@@ -235,6 +236,19 @@ impl Presence for MemoryBroker {
                 .collect()
         };
         Box::pin(async move { Ok(found) })
+    }
+
+    fn seen_then_publish<'a>(
+        &'a self,
+        key: &'a str,
+        at: i64,
+        ttl: Duration,
+        keys: &'a [String; 2],
+        out: &'a FlaggedPublish<'a>,
+    ) -> BoxFuture<'a, BrokerResult<(Option<i64>, Vec<PresenceRecord>)>> {
+        Box::pin(super::seen_then_publish_in_steps(
+            self, key, at, ttl, keys, out,
+        ))
     }
 }
 

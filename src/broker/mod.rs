@@ -100,6 +100,52 @@ pub struct PresenceRecord {
     pub last_seen: Option<i64>,
 }
 
+/// When a seat counts as present in a state published by
+/// [`Presence::seen_then_publish`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PresentIf {
+    /// Always: the CPU's seat.
+    Always,
+    /// With a live lease, or when last seen after this time (game time, ms).
+    SeenAfter(i64),
+}
+
+impl PresentIf {
+    /// Whether `record` counts as present.
+    #[must_use]
+    pub fn holds(self, record: PresenceRecord) -> bool {
+        match self {
+            PresentIf::Always => true,
+            PresentIf::SeenAfter(after) => {
+                record.leased || record.last_seen.is_some_and(|seen| seen > after)
+            }
+        }
+    }
+}
+
+/// A payload whose two presence flags, X's and O's, are left to be filled
+/// in: `parts[0]`, X's flag, `parts[1]`, O's flag, `parts[2]`, each flag
+/// `true` or `false`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlaggedPayload {
+    /// The text around the two flags.
+    pub parts: [String; 3],
+}
+
+impl FlaggedPayload {
+    /// The payload with `flags` (X's, O's) filled in.
+    #[must_use]
+    pub fn fill(&self, flags: [bool; 2]) -> String {
+        let [a, b, c] = &self.parts;
+        let text = |flag: bool| if flag { "true" } else { "false" };
+        let mut out = String::with_capacity(a.len() + b.len() + c.len() + 10);
+        for piece in [a, text(flags[0]), b, text(flags[1]), c] {
+            out.push_str(piece);
+        }
+        out
+    }
+}
+
 /// Presence: when each key (a seat of a match) was last seen, and the leases
 /// of open connections on it. Seen times are the server's game time, so tests
 /// can advance them; leases live in real time (the broker's clock), so an
@@ -150,6 +196,75 @@ pub trait Presence: Send + Sync {
             Ok((previous, self.presence(keys).await?))
         })
     }
+    /// [`Presence::seen_then_presence`] of `key` and of the two seats'
+    /// `keys` (X's, O's), then the publication `out`, each seat's flag filled
+    /// in by its rule from the record just read: one round trip where the
+    /// broker can make it one, as a move's request needs all of it. Returns
+    /// as `seen_then_presence`; the flags published (and marked) are the
+    /// rules' answers on the records returned.
+    fn seen_then_publish<'a>(
+        &'a self,
+        key: &'a str,
+        at: i64,
+        ttl: Duration,
+        keys: &'a [String; 2],
+        out: &'a FlaggedPublish<'a>,
+    ) -> BoxFuture<'a, BrokerResult<(Option<i64>, Vec<PresenceRecord>)>>;
+}
+
+/// A publication whose two presence flags the broker fills in (see
+/// [`Presence::seen_then_publish`]).
+#[derive(Debug, Clone)]
+pub struct FlaggedPublish<'a> {
+    /// When X's and O's seats count as present.
+    pub rules: [PresentIf; 2],
+    /// The channel, as [`PubSub::publish`] names it.
+    pub channel: &'a str,
+    /// The text, its flags left open.
+    pub payload: FlaggedPayload,
+    /// The marker the flags are stored under, as [`Presence::mark`] stores
+    /// one, as `"10"` (X present, O absent), and for how long.
+    pub mark: (&'a str, Duration),
+}
+
+impl FlaggedPublish<'_> {
+    /// The flags the rules give on `records` (X's, O's; a missing record is an empty one).
+    #[must_use]
+    pub fn flags(&self, records: &[PresenceRecord]) -> [bool; 2] {
+        let record = |i: usize| records.get(i).copied().unwrap_or_default();
+        [
+            self.rules[0].holds(record(0)),
+            self.rules[1].holds(record(1)),
+        ]
+    }
+}
+
+/// Flags as a marker's text: `"10"` for X present, O absent.
+#[must_use]
+pub fn flags_text(flags: [bool; 2]) -> String {
+    flags.iter().map(|&f| if f { '1' } else { '0' }).collect()
+}
+
+/// [`Presence::seen_then_publish`] in steps, for a broker that has no
+/// one-call form: `seen_then_presence`, the publication, the mark.
+///
+/// # Errors
+/// The broker's, from any step.
+pub async fn seen_then_publish_in_steps<B: Presence + PubSub + ?Sized>(
+    broker: &B,
+    key: &str,
+    at: i64,
+    ttl: Duration,
+    keys: &[String; 2],
+    out: &FlaggedPublish<'_>,
+) -> BrokerResult<(Option<i64>, Vec<PresenceRecord>)> {
+    let (previous, records) = broker.seen_then_presence(key, at, ttl, keys).await?;
+    let flags = out.flags(&records);
+    broker.publish(out.channel, out.payload.fill(flags)).await?;
+    broker
+        .mark(out.mark.0, &flags_text(flags), out.mark.1)
+        .await?;
+    Ok((previous, records))
 }
 
 /// Bounded sets of leased slots, shared by all instances: an event stream

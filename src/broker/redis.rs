@@ -26,8 +26,8 @@ use super::hub::Hub;
 use super::redis_conn::{Commands, Subscriber};
 use super::redis_local::Connections;
 use super::{
-    BrokerError, BrokerResult, Health, Notice, Presence, PresenceRecord, PubSub, RateDecision,
-    RateLimiter, Slots, Subscription,
+    BrokerError, BrokerResult, FlaggedPublish, Health, Notice, Presence, PresenceRecord, PresentIf,
+    PubSub, RateDecision, RateLimiter, Slots, Subscription,
 };
 
 /// Counts a hit and starts the window on the first one, atomically.
@@ -104,6 +104,31 @@ const SEEN_PRESENCE_SCRIPT: &str = concat!(
     "return out\n"
 );
 
+/// [`SEEN_PRESENCE_SCRIPT`] on `KEYS[1]` and the two seats' pairs (X's
+/// from `KEYS[3]`, O's from `KEYS[5]`), then publishes on `ARGV[5]` the text
+/// `ARGV[6]`, X's flag, `ARGV[7]`, O's flag, `ARGV[8]`, and marks the flags
+/// (`"10"`: X present, O absent) under `KEYS[2]` for `ARGV[9]` ms. A seat's
+/// flag is `true` when its rule (`ARGV[3]` for X, `ARGV[4]` for O) is `*`
+/// (always), or it has a live lease, or it was seen after the rule's time:
+/// `PresentIf::holds`, which the service applies to the same records for
+/// its own answer. For one node only, as that script is.
+const SEEN_PUBLISH_SCRIPT: &str = concat!(
+    seen_lua!(),
+    "local out = {previous or false}\n",
+    presence_lua!(3),
+    r"
+local function present(seen, leases, rule)
+  if rule == '*' or leases > 0 then return true end
+  return seen ~= false and tonumber(seen) > tonumber(rule)
+end
+local x = present(out[2], out[3], ARGV[3])
+local o = present(out[4], out[5], ARGV[4])
+redis.call('PUBLISH', ARGV[5], ARGV[6] .. tostring(x) .. ARGV[7] .. tostring(o) .. ARGV[8])
+redis.call('SET', KEYS[2], (x and '1' or '0') .. (o and '1' or '0'), 'PX', ARGV[9])
+return out
+"
+);
+
 /// Takes or renews a slot of a bounded set (a sorted set scored by lease
 /// end, on the server's clock), dropping ended leases first.
 const SLOT_SCRIPT: &str = r"
@@ -130,6 +155,7 @@ pub struct RedisBroker {
     hold_script: Arc<Script>,
     presence_script: Arc<Script>,
     seen_presence_script: Arc<Script>,
+    seen_publish_script: Arc<Script>,
     slot_script: Arc<Script>,
     queue_scripts: Arc<super::redis_queue::QueueScripts>,
 }
@@ -223,6 +249,7 @@ impl RedisBroker {
             hold_script: Arc::new(Script::new(HOLD_SCRIPT)),
             presence_script: Arc::new(Script::new(PRESENCE_SCRIPT)),
             seen_presence_script: Arc::new(Script::new(SEEN_PRESENCE_SCRIPT)),
+            seen_publish_script: Arc::new(Script::new(SEEN_PUBLISH_SCRIPT)),
             slot_script: Arc::new(Script::new(SLOT_SCRIPT)),
             queue_scripts: Arc::new(super::redis_queue::QueueScripts::new()),
         })
@@ -683,16 +710,46 @@ impl Presence for RedisBroker {
             call.arg(at).arg(ttl_ms);
             let mut conn = self.conn.get();
             let answers: Vec<Option<i64>> = call.invoke_async(&mut conn).await?;
-            let (previous, pairs) = answers.split_first().ok_or_else(|| {
-                BrokerError::Unavailable("an empty answer to a presence call".into())
-            })?;
-            Ok((
-                *previous,
-                pairs
-                    .chunks_exact(2)
-                    .map(|pair| presence_record((pair[0], pair[1])))
-                    .collect(),
-            ))
+            seen_and_records(&answers)
+        })
+    }
+
+    fn seen_then_publish<'a>(
+        &'a self,
+        key: &'a str,
+        at: i64,
+        ttl: Duration,
+        keys: &'a [String; 2],
+        out: &'a FlaggedPublish<'a>,
+    ) -> BoxFuture<'a, BrokerResult<(Option<i64>, Vec<PresenceRecord>)>> {
+        Box::pin(async move {
+            if self.conn.is_cluster() {
+                // The seats' keys, the mark and the channel have slots of their own.
+                return super::seen_then_publish_in_steps(self, key, at, ttl, keys, out).await;
+            }
+            let millis = |d: Duration| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1);
+            let mut call = self.seen_publish_script.prepare_invoke();
+            call.key(self.key(&format!("seen:{{{key}}}")))
+                .key(self.key(&format!("mark:{}", out.mark.0)));
+            for key in keys {
+                call.key(self.key(&format!("seen:{{{key}}}")))
+                    .key(self.key(&format!("lease:{{{key}}}")));
+            }
+            call.arg(at).arg(millis(ttl));
+            for rule in out.rules {
+                match rule {
+                    PresentIf::Always => call.arg("*"),
+                    PresentIf::SeenAfter(after) => call.arg(after),
+                };
+            }
+            call.arg(self.key(&format!("ev:{}", out.channel)));
+            for part in &out.payload.parts {
+                call.arg(part.as_str());
+            }
+            call.arg(millis(out.mark.1));
+            let mut conn = self.conn.get();
+            let answers: Vec<Option<i64>> = call.invoke_async(&mut conn).await?;
+            seen_and_records(&answers)
         })
     }
 }
@@ -754,6 +811,21 @@ impl Health for RedisBroker {
 }
 
 /// A presence script's answer for one key: its seen time and live leases.
+/// The answer of a script that ends as [`SEEN_PRESENCE_SCRIPT`] does: the
+/// previous seen time, then a seen time and a lease count per key pair.
+fn seen_and_records(answers: &[Option<i64>]) -> BrokerResult<(Option<i64>, Vec<PresenceRecord>)> {
+    let (previous, pairs) = answers
+        .split_first()
+        .ok_or_else(|| BrokerError::Unavailable("an empty answer to a presence call".into()))?;
+    Ok((
+        *previous,
+        pairs
+            .chunks_exact(2)
+            .map(|pair| presence_record((pair[0], pair[1])))
+            .collect(),
+    ))
+}
+
 fn presence_record((seen, leases): (Option<i64>, Option<i64>)) -> PresenceRecord {
     PresenceRecord {
         last_seen: seen,

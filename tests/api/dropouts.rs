@@ -457,6 +457,34 @@ both_backends! {
         let id = accepted.body["match_id"].as_str().unwrap().to_owned();
         assert_eq!(shown(&app, &guest, &id).await, (1, json!(false), json!(true)));
     }
+
+    async fn a_players_first_move_announces_them_in_its_own_state(app: TestApp) {
+        let (host, guest) = (app.register("firstmh").await, app.register("firstmg").await);
+        // The guest's join starts the match: X, the host, is not here yet.
+        let id = app.room_match(&host, &guest, 1, json!({"kind": "none"})).await;
+        let mut stream = EventStream::open(
+            &app,
+            &format!("/api/v1/matches/{id}/events"),
+            &guest.token,
+            None,
+        )
+        .await;
+        let first = stream.state_where(Duration::from_secs(5), |_| true).await;
+        assert_eq!(first["players"]["x"]["connected"], false);
+        // X's first request on the match is a move: its state is the one
+        // that says X is here; no second state follows to announce them.
+        let moved = app.play(&host, &id, 0, "4").await;
+        moved.expect(200);
+        assert_eq!(moved.body["players"]["x"]["connected"], true);
+        assert_eq!(moved.body["players"]["o"]["connected"], true, "the guest's stream is open");
+        let version = moved.body["version"].as_i64().unwrap();
+        assert_eq!(version, first["version"].as_i64().unwrap() + 1);
+        let seen = stream.state_where(Duration::from_secs(5), |s| s["ply"] == 1).await;
+        assert_eq!(seen, moved.body, "the stream has the move's answer as it was published");
+        assert!(stream.next_event(Duration::from_millis(300)).await.is_none());
+        presence_tick(&app).await;
+        assert_eq!(shown(&app, &guest, &id).await, (version, json!(true), json!(true)));
+    }
 }
 
 both_backends! {

@@ -83,7 +83,8 @@ async fn after_seen(
     Ok(false)
 }
 
-fn shown_key(match_id: &str) -> String {
+/// The key the `connected` flags last shown are marked under.
+pub(super) fn shown_key(match_id: &str) -> String {
     format!("presence:{match_id}:shown")
 }
 

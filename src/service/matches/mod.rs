@@ -134,6 +134,32 @@ async fn observe_reading(
     Ok((announced, records))
 }
 
+/// A move's presence and its publication: the mover recorded as seen and
+/// the new state published with both seats' presence as it stands after
+/// that, in one broker call ([`publish::publish_seen`], which also stands
+/// for the announcement of the mover's return); then their seat given back
+/// by the CPU, as [`observe`] does.
+async fn observe_and_publish(
+    ctx: &Context,
+    viewer: &str,
+    snap: &Snapshot,
+) -> Result<publish::Published> {
+    let row = &snap.row;
+    if let Some(seat) = row.seat_of(viewer)
+        && let Some(published) = publish::publish_seen(ctx, snap, seat).await?
+    {
+        if row.is_active() && row.controller(seat) == record::Controller::Cpu {
+            dropout::reclaim(ctx, &row.id, seat).await?;
+        }
+        return Ok(published);
+    }
+    let (_, records) = observe_reading(ctx, viewer, row, true).await?;
+    match records {
+        Some(records) => publish::publish_read(ctx, snap, &records).await,
+        None => publish::publish_rendered(ctx, snap).await,
+    }
+}
+
 /// The instant by which a deadline counts as passed for whoever ends a
 /// match on time without a move of its own (the sweeper, a read): now, less
 /// `Config::flag_settle`. A move that arrived before its deadline may still
@@ -263,20 +289,14 @@ pub async fn play_move(
     };
     match outcome {
         MoveOutcome::Applied(snap) => {
-            let (_, records) = observe_reading(ctx, player_id, &snap.row, true).await?;
-            let observed = started.elapsed();
             ctx.metrics.count("moves");
-            let state = match records {
-                Some(records) => publish::publish_read(ctx, &snap, &records).await,
-                None => publish::publish_rendered(ctx, &snap).await,
-            };
+            let state = observe_and_publish(ctx, player_id, &snap).await;
             let total = started.elapsed();
             if total >= SLOW_CALL {
                 tracing::warn!(
                     match.id = %snap.row.id,
                     transaction_ms = ms_of(written),
-                    presence_ms = ms_of(observed.saturating_sub(written)),
-                    publish_ms = ms_of(total.saturating_sub(observed)),
+                    presence_and_publish_ms = ms_of(total.saturating_sub(written)),
                     "slow move"
                 );
             }

@@ -16,7 +16,7 @@
 
 use std::time::Duration;
 
-use crate::broker::PresenceRecord;
+use crate::broker::{PresenceRecord, PresentIf};
 use crate::clock::TimeControl;
 use crate::rules::Seat;
 use crate::store::matches::MatchRow;
@@ -71,11 +71,19 @@ pub(crate) fn is_present(
     record: PresenceRecord,
     now: Millis,
 ) -> Result<bool> {
-    if record.leased {
-        return Ok(true);
-    }
+    Ok(seen_rule(ctx, row, seat, now)?.holds(record))
+}
+
+/// When `seat` of `row` counts as present at `now`: a live lease, or seen
+/// within the grace of its turn (after `now` less the grace).
+pub(crate) fn seen_rule(
+    ctx: &Context,
+    row: &MatchRow,
+    seat: Seat,
+    now: Millis,
+) -> Result<PresentIf> {
     let grace = grace_for(configured_grace(ctx), row.time_control()?, row.bank(seat));
-    Ok(record.last_seen.is_some_and(|t| now - t < grace))
+    Ok(PresentIf::SeenAfter(now.saturating_sub(grace)))
 }
 
 /// The lease an open event stream holds on its player's seat; dropping it

@@ -1,12 +1,18 @@
 //! The events every committed change of a match publishes: its state,
 //! rendered with live presence, on the match's channel.
 
-use crate::broker::PresenceRecord;
+use crate::broker::{FlaggedPayload, FlaggedPublish, PresenceRecord, PresentIf};
+use crate::rules::Seat;
+use crate::time::Millis;
 
 use super::super::{Context, Result};
+use super::announce::shown_key;
 use super::grace::heartbeat_ms;
 use super::play::Snapshot;
-use super::presence::{configured_grace, connected, connected_from};
+use super::presence::{
+    configured_grace, connected, connected_from, presence_key, presence_ttl, seat_keys, seen_rule,
+    seen_ttl,
+};
 use super::record::MatchRecord;
 use super::state::{self, MatchState};
 
@@ -39,6 +45,16 @@ pub fn render_read(
 
 /// [`render`] with the seats' `connected` flags known already.
 fn render_connected(ctx: &Context, snap: &Snapshot, connected: [bool; 2]) -> Result<MatchState> {
+    render_at(ctx, snap, connected, ctx.time.now_ms())
+}
+
+/// [`render_connected`] at `now`.
+fn render_at(
+    ctx: &Context,
+    snap: &Snapshot,
+    connected: [bool; 2],
+    now: Millis,
+) -> Result<MatchState> {
     let heartbeat_ms = heartbeat_ms(configured_grace(ctx), snap.row.time_control()?);
     state::render(
         &snap.row,
@@ -50,7 +66,7 @@ fn render_connected(ctx: &Context, snap: &Snapshot, connected: [bool; 2]) -> Res
             connected,
             heartbeat_ms,
         },
-        ctx.time.now_ms(),
+        now,
     )
 }
 
@@ -98,6 +114,90 @@ pub async fn publish_read(
     Ok(send(ctx, snap, state).await)
 }
 
+/// Records `seat` of `snap`'s match as seen and publishes the snapshot
+/// rendered with both seats' presence as it stands after that, in one
+/// broker call (a move's, by a seated player): the state is rendered once,
+/// its two `connected` flags left for the broker to fill in from the
+/// records it reads. The flags are marked as shown, as an announcement
+/// marks them: this state announces whatever changed, the mover's return
+/// included, so no announcement follows. `None` when the state's text does
+/// not hold exactly the two flags (it always does; the caller then takes
+/// the calls one by one).
+///
+/// # Errors
+/// Broker failures (the state may not have been published), or a corrupt row.
+pub async fn publish_seen(ctx: &Context, snap: &Snapshot, seat: Seat) -> Result<Option<Published>> {
+    let now = ctx.time.now_ms();
+    let row = &snap.row;
+    let mut state = render_at(ctx, snap, [true, true], now)?;
+    let Ok(json) = serde_json::to_string(&state) else {
+        return Ok(None);
+    };
+    let Some([before, between, after]) = split_at_flags(&json) else {
+        return Ok(None);
+    };
+    let rule = |seat: Seat| -> Result<PresentIf> {
+        match row.player(seat) {
+            // The CPU's seat shows present whatever the broker holds.
+            None => Ok(PresentIf::Always),
+            Some(_) => seen_rule(ctx, row, seat, now),
+        }
+    };
+    let (channel, shown) = (channel(&row.id), shown_key(&row.id));
+    let out = FlaggedPublish {
+        rules: [rule(Seat::X)?, rule(Seat::O)?],
+        channel: &channel,
+        payload: FlaggedPayload {
+            parts: [
+                format!("{}\n{before}", state.version),
+                between.to_owned(),
+                after.to_owned(),
+            ],
+        },
+        mark: (&shown, presence_ttl(ctx)),
+    };
+    let (_, records) = ctx
+        .broker
+        .seen_then_publish(
+            &presence_key(&row.id, seat),
+            now,
+            seen_ttl(ctx, row),
+            &seat_keys(&row.id),
+            &out,
+        )
+        .await?;
+    let flags = out.flags(&records);
+    state.players.x.connected = flags[0];
+    state.players.o.connected = flags[1];
+    let json = FlaggedPayload {
+        parts: [before.to_owned(), between.to_owned(), after.to_owned()],
+    }
+    .fill(flags);
+    wake_workers(ctx, snap);
+    Ok(Some(Published {
+        state,
+        json: Some(json),
+    }))
+}
+
+/// The text of a state with both seats shown `connected` (and nothing else
+/// can read as that field: a string's quotes are escaped), around its two
+/// flags: before X's, between, after O's. `None` unless there are exactly two.
+fn split_at_flags(json: &str) -> Option<[&str; 3]> {
+    const KEY: &str = "\"connected\":";
+    const FLAG: &str = "\"connected\":true";
+    let mut at = json.match_indices(FLAG).map(|(i, _)| i);
+    let (x, o) = (at.next()?, at.next()?);
+    if at.next().is_some() {
+        return None;
+    }
+    Some([
+        &json[..x + KEY.len()],
+        &json[x + FLAG.len()..o + KEY.len()],
+        &json[o + FLAG.len()..],
+    ])
+}
+
 /// Publishes a rendered state and wakes the workers it concerns.
 async fn send(ctx: &Context, snap: &Snapshot, state: MatchState) -> Published {
     let json = match serde_json::to_string(&state) {
@@ -113,6 +213,12 @@ async fn send(ctx: &Context, snap: &Snapshot, state: MatchState) -> Published {
             None
         }
     };
+    wake_workers(ctx, snap);
+    Published { state, json }
+}
+
+/// Wakes the workers a published state concerns.
+fn wake_workers(ctx: &Context, snap: &Snapshot) {
     if snap.row.awaiting_cpu {
         ctx.signals.cpu.notify_one();
     }
@@ -120,11 +226,47 @@ async fn send(ctx: &Context, snap: &Snapshot, state: MatchState) -> Published {
         // The tournament worker records the result (and may pair the next round).
         ctx.signals.tournaments.notify_one();
     }
-    Published { state, json }
 }
 
 /// Splits a published payload into its version and JSON.
 pub fn parse_payload(payload: &str) -> Option<(i32, &str)> {
     let (version, json) = payload.split_once('\n')?;
     Some((version.parse().ok()?, json))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_splits_at_its_two_flags_only() {
+        // A name that spells the field out is escaped, so it is not a flag.
+        let json = r#"{"players":{"x":{"username":"\"connected\":true","connected":true,"bot":false},"o":{"username":"b","connected":true}},"v":1}"#;
+        let [before, between, after] = split_at_flags(json).unwrap();
+        assert!(before.ends_with(r#""username":"\"connected\":true","connected":"#));
+        assert_eq!(between, r#","bot":false},"o":{"username":"b","connected":"#);
+        assert_eq!(after, "}},\"v\":1}");
+        let payload = FlaggedPayload {
+            parts: [before.into(), between.into(), after.into()],
+        };
+        assert_eq!(payload.fill([true, true]), json);
+        assert_eq!(
+            payload.fill([false, true]),
+            json.replacen(
+                r#","connected":true,"bot""#,
+                r#","connected":false,"bot""#,
+                1
+            )
+        );
+        // One flag, three, or a flag shown false: not a state to fill in.
+        assert_eq!(split_at_flags(r#"{"connected":true}"#), None);
+        assert_eq!(
+            split_at_flags(r#"{"connected":true,"a":{"connected":true},"connected":true}"#),
+            None
+        );
+        assert_eq!(
+            split_at_flags(r#"{"connected":false,"o":{"connected":true}}"#),
+            None
+        );
+    }
 }
