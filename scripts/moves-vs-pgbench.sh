@@ -38,6 +38,7 @@ echo "load before pgbench of the served statements: $(cut -d' ' -f1-3 /proc/load
 scripts/pgbench/run.sh "$clients" "$seconds" scripts/pgbench/move-served.sql | tee "$out/pgbench-served"
 served=$(awk '/^tps = / { print $3; exit }' "$out/pgbench-served")
 rounds=${ROUNDS:-3}
+if ! [ "$rounds" -ge 1 ] 2>/dev/null; then echo "ROUNDS must be a whole number from 1 on, not '$rounds'" >&2; exit 1; fi
 remembered_pgbench() {
   echo "load before pgbench of the remembered move (round $1): $(cut -d' ' -f1-3 /proc/loadavg)"
   scripts/pgbench/run.sh "$clients" "$seconds" scripts/pgbench/move-remembered.sql | tee "$out/pgbench-remembered-$1"
@@ -51,6 +52,11 @@ for round in $(seq "$rounds"); do
   else closed_loop "$round"; remembered_pgbench "$round"; fi
   tps_r=$(awk '/^tps = / { print $3; exit }' "$out/pgbench-remembered-$round")
   rate_r=$(sed -n 's/.* = \([0-9]*\) moves\/s.*/\1/p' "$out/closed-$round")
+  # A round without both figures would make every ratio after it wrong.
+  if [ -z "$rate_r" ] || [ -z "$tps_r" ]; then
+    echo "round $round: no figure (server '$rate_r' moves/s, pgbench '$tps_r' tps)" >&2
+    exit 1
+  fi
   echo "$round $rate_r $tps_r" >> "$out/rounds"
 done
 # The median round by ratio (the middle one of an odd count, the lower

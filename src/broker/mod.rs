@@ -246,10 +246,14 @@ pub fn flags_text(flags: [bool; 2]) -> String {
 }
 
 /// [`Presence::seen_then_publish`] in steps, for a broker that has no
-/// one-call form: `seen_then_presence`, the publication, the mark.
+/// one-call form: `seen_then_presence`, then the publication and the mark
+/// together. Those two are best effort, as a publication always is (the
+/// change is committed; a stream that misses it resynchronises, and a mark
+/// left stale makes the presence worker announce once more): their
+/// failures are logged.
 ///
 /// # Errors
-/// The broker's, from any step.
+/// The broker's, from `seen_then_presence`.
 pub async fn seen_then_publish_in_steps<B: Presence + PubSub + ?Sized>(
     broker: &B,
     key: &str,
@@ -260,10 +264,18 @@ pub async fn seen_then_publish_in_steps<B: Presence + PubSub + ?Sized>(
 ) -> BrokerResult<(Option<i64>, Vec<PresenceRecord>)> {
     let (previous, records) = broker.seen_then_presence(key, at, ttl, keys).await?;
     let flags = out.flags(&records);
-    broker.publish(out.channel, out.payload.fill(flags)).await?;
-    broker
-        .mark(out.mark.0, &flags_text(flags), out.mark.1)
-        .await?;
+    let text = flags_text(flags);
+    let (published, marked) = futures_util::future::join(
+        broker.publish(out.channel, out.payload.fill(flags)),
+        broker.mark(out.mark.0, &text, out.mark.1),
+    )
+    .await;
+    if let Err(err) = published {
+        tracing::warn!(channel = out.channel, error = %err, "could not publish a state");
+    }
+    if let Err(err) = marked {
+        tracing::warn!(key = out.mark.0, error = %err, "could not mark the presence shown");
+    }
     Ok((previous, records))
 }
 

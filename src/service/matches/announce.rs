@@ -65,6 +65,45 @@ async fn seen_reading(
         .await?)
 }
 
+/// After a move's state went out with the mover's presence, and its flags
+/// were marked as shown (`publish::publish_seen`): if the mover was last
+/// seen at `previous` (before `now`) long enough ago that they may have
+/// counted as gone, and the match moved past `version` (the move's) in the
+/// meantime, a newer state may have gone out between the move's commit and
+/// its publication showing them absent (the presence worker of another
+/// instance, say). Streams keep that newer one, and the mark no longer tells
+/// the worker it is stale, so the presence is published once more. Returns
+/// whether it was.
+///
+/// # Errors
+/// Store or broker failures.
+pub(super) async fn after_seen_published(
+    ctx: &Context,
+    match_id: &str,
+    version: i32,
+    previous: Option<Millis>,
+    now: Millis,
+) -> Result<bool> {
+    if !may_have_been_absent(ctx, previous, now) {
+        return Ok(false);
+    }
+    let id = match_id.to_owned();
+    let Some(row) = ctx.db.run(move |conn| store::get(conn, &id)).await? else {
+        return Ok(false);
+    };
+    if !row.is_active() || row.version == version {
+        return Ok(false);
+    }
+    publish_presence(ctx, match_id).await
+}
+
+/// Whether a seat last seen at `previous` (before `now`) may have counted
+/// as gone: not seen within the shortest grace there is.
+fn may_have_been_absent(ctx: &Context, previous: Option<Millis>, now: Millis) -> bool {
+    let shortest = configured_grace(ctx).min(MIN_GRACE_MS);
+    previous.is_none_or(|seen| now - seen >= shortest)
+}
+
 /// Announces the seat's presence if it was last seen at `previous` (before
 /// `now`) long enough ago that it may have counted as gone; returns whether
 /// a new state was published.
@@ -75,8 +114,7 @@ async fn after_seen(
     now: Millis,
 ) -> Result<bool> {
     // Seen within the shortest grace there is: the seat was present already.
-    let shortest = configured_grace(ctx).min(MIN_GRACE_MS);
-    if previous.is_none_or(|seen| now - seen >= shortest) {
+    if may_have_been_absent(ctx, previous, now) {
         // Perhaps back after an absence: the `connected` flag may flip, and everyone is told.
         return announce_presence(ctx, match_id).await;
     }

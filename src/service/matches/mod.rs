@@ -136,9 +136,10 @@ async fn observe_reading(
 
 /// A move's presence and its publication: the mover recorded as seen and
 /// the new state published with both seats' presence as it stands after
-/// that, in one broker call ([`publish::publish_seen`], which also stands
-/// for the announcement of the mover's return); then their seat given back
-/// by the CPU, as [`observe`] does.
+/// that, in one broker call ([`publish::publish_seen`], which stands for the
+/// announcement of the mover's return unless a newer state overtook it:
+/// [`announce::after_seen_published`]); then their seat given back by the
+/// CPU, as [`observe`] does.
 async fn observe_and_publish(
     ctx: &Context,
     viewer: &str,
@@ -146,12 +147,13 @@ async fn observe_and_publish(
 ) -> Result<publish::Published> {
     let row = &snap.row;
     if let Some(seat) = row.seat_of(viewer)
-        && let Some(published) = publish::publish_seen(ctx, snap, seat).await?
+        && let Some(seen) = publish::publish_seen(ctx, snap, seat).await?
     {
+        announce::after_seen_published(ctx, &row.id, row.version, seen.previous, seen.at).await?;
         if row.is_active() && row.controller(seat) == record::Controller::Cpu {
             dropout::reclaim(ctx, &row.id, seat).await?;
         }
-        return Ok(published);
+        return Ok(seen.published);
     }
     let (_, records) = observe_reading(ctx, viewer, row, true).await?;
     match records {

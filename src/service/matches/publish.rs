@@ -120,13 +120,13 @@ pub async fn publish_read(
 /// its two `connected` flags left for the broker to fill in from the
 /// records it reads. The flags are marked as shown, as an announcement
 /// marks them: this state announces whatever changed, the mover's return
-/// included, so no announcement follows. `None` when the state's text does
-/// not hold exactly the two flags (it always does; the caller then takes
-/// the calls one by one).
+/// included (but see `announce::after_seen_published`). Returns what
+/// [`Seen`] holds; `None` when the state's text does not hold exactly the
+/// two flags (it always does; the caller then takes the calls one by one).
 ///
 /// # Errors
 /// Broker failures (the state may not have been published), or a corrupt row.
-pub async fn publish_seen(ctx: &Context, snap: &Snapshot, seat: Seat) -> Result<Option<Published>> {
+pub async fn publish_seen(ctx: &Context, snap: &Snapshot, seat: Seat) -> Result<Option<Seen>> {
     let now = ctx.time.now_ms();
     let row = &snap.row;
     let mut state = render_at(ctx, snap, [true, true], now)?;
@@ -156,7 +156,7 @@ pub async fn publish_seen(ctx: &Context, snap: &Snapshot, seat: Seat) -> Result<
         },
         mark: (&shown, presence_ttl(ctx)),
     };
-    let (_, records) = ctx
+    let (previous, records) = ctx
         .broker
         .seen_then_publish(
             &presence_key(&row.id, seat),
@@ -174,10 +174,25 @@ pub async fn publish_seen(ctx: &Context, snap: &Snapshot, seat: Seat) -> Result<
     }
     .fill(flags);
     wake_workers(ctx, snap);
-    Ok(Some(Published {
-        state,
-        json: Some(json),
+    Ok(Some(Seen {
+        published: Published {
+            state,
+            json: Some(json),
+        },
+        previous,
+        at: now,
     }))
+}
+
+/// What [`publish_seen`] did.
+#[derive(Debug)]
+pub struct Seen {
+    /// The state as published.
+    pub published: Published,
+    /// When the seat was seen before, if it was.
+    pub previous: Option<Millis>,
+    /// The time it was recorded as seen at.
+    pub at: Millis,
 }
 
 /// The text of a state with both seats shown `connected` (and nothing else
