@@ -12,7 +12,7 @@ use super::grace::MIN_GRACE_MS;
 use super::play::{self, Snapshot};
 use super::presence::{
     configured_grace, connected, connected_from, is_present, presence_key, presence_ttl, seat_keys,
-    seen_ttl,
+    seen_ttl, shown_key,
 };
 use super::publish::publish;
 use super::record::MatchRecord;
@@ -119,11 +119,6 @@ async fn after_seen(
         return announce_presence(ctx, match_id).await;
     }
     Ok(false)
-}
-
-/// The key the `connected` flags last shown are marked under.
-pub(super) fn shown_key(match_id: &str) -> String {
-    format!("presence:{match_id}:shown")
 }
 
 /// The `connected` flags a state shows, as `"10"` (X present, O absent); the CPU opponent is always present.

@@ -184,6 +184,11 @@ pub async fn connected(ctx: &Context, row: &MatchRow) -> Result<[bool; 2]> {
     connected_from(ctx, row, &records)
 }
 
+/// The key the `connected` flags last shown of a match are marked under.
+pub(crate) fn shown_key(match_id: &str) -> String {
+    format!("presence:{match_id}:shown")
+}
+
 /// The broker keys of both seats' presence, X first.
 pub fn seat_keys(match_id: &str) -> [String; 2] {
     [

@@ -6,12 +6,11 @@ use crate::rules::Seat;
 use crate::time::Millis;
 
 use super::super::{Context, Result};
-use super::announce::shown_key;
 use super::grace::heartbeat_ms;
 use super::play::Snapshot;
 use super::presence::{
     configured_grace, connected, connected_from, presence_key, presence_ttl, seat_keys, seen_rule,
-    seen_ttl,
+    seen_ttl, shown_key,
 };
 use super::record::MatchRecord;
 use super::state::{self, MatchState};
