@@ -123,17 +123,11 @@ async fn after_seen(
 
 /// The `connected` flags a state shows, as `"10"` (X present, O absent); the CPU opponent is always present.
 fn flags_text(row: &MatchRow, raw: [bool; 2]) -> String {
-    [Seat::X, Seat::O]
-        .iter()
-        .zip(raw)
-        .map(|(&seat, live)| {
-            if row.player(seat).is_none() || live {
-                '1'
-            } else {
-                '0'
-            }
-        })
-        .collect()
+    let [x, o] = raw;
+    crate::broker::flags_text([
+        x || row.player(Seat::X).is_none(),
+        o || row.player(Seat::O).is_none(),
+    ])
 }
 
 /// Publishes a new state of an active match (with a new version, so streams

@@ -135,6 +135,8 @@ pub async fn publish_seen(ctx: &Context, snap: &Snapshot, seat: Seat) -> Result<
     let Some([before, between, after]) = split_at_flags(&json) else {
         return Ok(None);
     };
+    // The payload's head: the version, which a stream reads before the state.
+    let prefix = format!("{}\n", state.version);
     let rule = |seat: Seat| -> Result<PresentIf> {
         match row.player(seat) {
             // The CPU's seat shows present whatever the broker holds.
@@ -148,7 +150,7 @@ pub async fn publish_seen(ctx: &Context, snap: &Snapshot, seat: Seat) -> Result<
         channel: &channel,
         payload: FlaggedPayload {
             parts: [
-                format!("{}\n{before}", state.version),
+                format!("{prefix}{before}"),
                 between.to_owned(),
                 after.to_owned(),
             ],
@@ -168,10 +170,9 @@ pub async fn publish_seen(ctx: &Context, snap: &Snapshot, seat: Seat) -> Result<
     let flags = out.flags(&records);
     state.players.x.connected = flags[0];
     state.players.o.connected = flags[1];
-    let json = FlaggedPayload {
-        parts: [before.to_owned(), between.to_owned(), after.to_owned()],
-    }
-    .fill(flags);
+    // The state's text is the payload's without its head.
+    let mut json = out.payload.fill(flags);
+    json.drain(..prefix.len());
     wake_workers(ctx, snap);
     Ok(Some(Seen {
         published: Published {
