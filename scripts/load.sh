@@ -16,8 +16,12 @@
 # per move.
 #
 # PGHOST/PGUSER (default 127.0.0.1/postgres) and REDIS_URL (default
-# redis://127.0.0.1:6379) name the services. Everything runs on this machine,
-# so the client, the server, PostgreSQL and Redis share its cores.
+# redis://127.0.0.1:6379) name the services. SERVER_DB_PORT=N points the
+# server (only: the script's own statements go to 5432) at another port, a
+# PgBouncer's in front of that PostgreSQL, say (README, "PgBouncer"); set
+# UTTT_DB_PREPARED_STATEMENTS=false with it for transaction pooling.
+# Everything runs on this machine, so the client, the server, PostgreSQL
+# and Redis share its cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/server.sh
@@ -37,7 +41,8 @@ fi
 cargo bench --locked --no-run --quiet --bench load_moves 2>/dev/null
 port=$(free_port)
 data=$(mktemp -d)
-psql -qX -h "$host" -U "$user" -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+# FORCE: a PgBouncer in front (SERVER_DB_PORT) keeps its server connections open.
+psql -qX -h "$host" -U "$user" -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
 
 rss() { awk '/^VmRSS/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
 
@@ -47,7 +52,7 @@ rss() { awk '/^VmRSS/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
 # stream: in a run of 1,024 games, players idle through the sign-ups of the
 # others (tens of seconds of Argon2) counted as dropped, and the CPU's moves
 # for them made the client's next moves stale (UTTT_DROP_GRACE_MS overrides).
-DATABASE_URL="postgres://$user@$host:5432/$db" REDIS_URL="$redis" UTTT_REDIS_PREFIX="$prefix" \
+DATABASE_URL="postgres://$user@$host:${SERVER_DB_PORT:-5432}/$db" REDIS_URL="$redis" UTTT_REDIS_PREFIX="$prefix" \
   UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" UTTT_JWT_SECRET="load-test-secret-0123456789abcdef" \
   UTTT_DROP_GRACE_MS="${UTTT_DROP_GRACE_MS:-600000}" \
   UTTT_REGISTER_LIMIT_PER_ADDRESS=1000000 UTTT_LOGIN_LIMIT_PER_ADDRESS=1000000 \
@@ -57,7 +62,7 @@ cleanup() {
   kill "$server" 2>/dev/null; wait "$server" 2>/dev/null
   if [ -n "${SERVER_LOG:-}" ]; then cp "$data/server.log" "$SERVER_LOG"; fi
   redis-cli -u "$redis" --scan --pattern "$prefix*" | xargs -r redis-cli -u "$redis" del >/dev/null
-  psql -qX -h "$host" -U "$user" -d postgres -c "DROP DATABASE IF EXISTS $db"
+  psql -qX -h "$host" -U "$user" -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
   rm -rf "$data"
 }
 trap cleanup EXIT
