@@ -17,11 +17,11 @@
 #
 # PGHOST/PGUSER (default 127.0.0.1/postgres) and REDIS_URL (default
 # redis://127.0.0.1:6379) name the services. SERVER_DB_PORT=N points the
-# server (only: the script's own statements go to 5432) at another port, a
-# PgBouncer's in front of that PostgreSQL, say (README, "PgBouncer"); set
-# UTTT_DB_PREPARED_STATEMENTS=false with it for transaction pooling.
-# Everything runs on this machine, so the client, the server, PostgreSQL
-# and Redis share its cores.
+# server (only: the script's own statements go to PGPORT, or 5432) at
+# another port, a PgBouncer's in front of that PostgreSQL, say (README,
+# "PgBouncer"); set UTTT_DB_PREPARED_STATEMENTS=false with it for
+# transaction pooling. Everything runs on this machine, so the client, the
+# server, PostgreSQL and Redis share its cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/server.sh
@@ -52,7 +52,7 @@ rss() { awk '/^VmRSS/ { printf "%.1f MiB", $2 / 1024 }' "/proc/$1/status"; }
 # stream: in a run of 1,024 games, players idle through the sign-ups of the
 # others (tens of seconds of Argon2) counted as dropped, and the CPU's moves
 # for them made the client's next moves stale (UTTT_DROP_GRACE_MS overrides).
-DATABASE_URL="postgres://$user@$host:${SERVER_DB_PORT:-5432}/$db" REDIS_URL="$redis" UTTT_REDIS_PREFIX="$prefix" \
+DATABASE_URL="postgres://$user@$host:${SERVER_DB_PORT:-${PGPORT:-5432}}/$db" REDIS_URL="$redis" UTTT_REDIS_PREFIX="$prefix" \
   UTTT_BIND="127.0.0.1:$port" UTTT_DATA_DIR="$data" UTTT_JWT_SECRET="load-test-secret-0123456789abcdef" \
   UTTT_DROP_GRACE_MS="${UTTT_DROP_GRACE_MS:-600000}" \
   UTTT_REGISTER_LIMIT_PER_ADDRESS=1000000 UTTT_LOGIN_LIMIT_PER_ADDRESS=1000000 \
