@@ -475,8 +475,8 @@ const MATCH_WRITERS: &[(&str, &str, &str)] = &[
     ),
     (
         "store/pipelined.rs",
-        "write",
-        "the guarded write itself: the whole row, its version raised by the move",
+        "walk_ast",
+        "the guarded write itself (`MoveWrite`): the whole row, its version raised by the move",
     ),
 ];
 

@@ -3,9 +3,10 @@
 //! that writes the row and the move together, provided the row is as it was
 //! read, and reads the seating the answer shows. When this instance
 //! remembers the row (the match's previous move wrote or read it here:
-//! `store::remembered`), the read is skipped: one statement, one round trip. The statements
-//! are built by diesel and sent over tokio-postgres (diesel-async),
-//! prepared once per connection.
+//! `store::remembered`), the read is skipped: one statement, one round trip. The read is
+//! built by diesel, the write written out by hand (`MoveWrite`'s comment
+//! says why); both go over tokio-postgres (diesel-async), prepared once per
+//! connection.
 //!
 //! Why: libpq, under diesel's synchronous connection, sends a statement and
 //! waits for its answer before sending the next. Each round trip costs
@@ -14,8 +15,8 @@
 //! `BEGIN`, `COMMIT` and the row lock of `SELECT … FOR UPDATE` (a tuple
 //! lock, written to the heap and the WAL) cost PostgreSQL too. pgbench
 //! measured PostgreSQL's CPU for the move at 0.51–0.65 ms in five round
-//! trips against less in fewer (README, "Moves against the database's
-//! limit"; `scripts/pgbench/`).
+//! trips against less in fewer (the eleventh and twelfth sessions in
+//! docs/PERFORMANCE-LOG.md; `scripts/pgbench/`).
 //!
 //! Why it is safe without the lock: the write is one statement, so one
 //! transaction, all or nothing. Its `UPDATE` requires the row to be as the
@@ -36,7 +37,7 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::DatabaseErrorKind;
-use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
+use diesel::sql_types::{BigInt, Binary, Bool, Integer, Nullable, SmallInt, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use openssl::ssl::{SslConnector, SslMethod, SslVerifyMode};
 use postgres_openssl::MakeTlsConnector;
@@ -46,7 +47,7 @@ use super::StoreError;
 use super::kinds::PlayerId;
 use super::matches::{MatchRow, MoveRow, SEATING_SQL, Seating, SeatingColumns, SeatingValues};
 use super::remembered::Remembered;
-use super::schema::{matches, moves};
+use super::schema::matches;
 
 /// How long opening a pipelined connection may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -411,18 +412,8 @@ impl Lease<'_> {
         row: &MatchRow,
         guard: &Guard,
     ) -> Result<Option<Seating>, StoreError> {
-        let update = diesel::update(
-            matches::table
-                .find(&row.id)
-                .filter(matches::version.eq(guard.version))
-                .filter(matches::x_player_id.is_not_distinct_from(&guard.x_player_id))
-                .filter(matches::o_player_id.is_not_distinct_from(&guard.o_player_id))
-                .filter(matches::cpu_claimed_until.is_not_distinct_from(guard.cpu_claimed_until)),
-        )
-        .set(row)
-        .returning((matches::id, matches::x_player_id, matches::o_player_id));
         self.in_flight = true;
-        let written = WithMove { update, stored }
+        let written = MoveWrite { row, guard, stored }
             .get_results::<SeatingValues>(self.conn()?)
             .await;
         match written {
@@ -459,77 +450,169 @@ impl Lease<'_> {
     }
 }
 
-/// `WITH updated AS (<update>), inserted AS (INSERT INTO moves … SELECT
-/// <the move> FROM updated) SELECT <the seating> FROM updated AS matches`:
-/// the move is written with the row, or neither (the `UPDATE` returns one
-/// row or none), and the seating is read as the row was written. Diesel has
-/// no data-modifying `WITH`, so the rest is written out here, from the
-/// schema's names.
-struct WithMove<'a, U> {
-    update: U,
+/// Pushes `, "<column>" = <bind>` (no comma for the first) of the row's `SET`.
+macro_rules! assign {
+    ($out:ident, $first:literal, $column:literal, $ty:ty, $value:expr) => {
+        $out.push_sql(if $first {
+            concat!("\"", $column, "\" = ")
+        } else {
+            concat!(", \"", $column, "\" = ")
+        });
+        $out.push_bind_param::<$ty, _>($value)?;
+    };
+}
+
+/// `WITH updated AS (UPDATE matches SET <every column but the id> WHERE
+/// <the row as judged> RETURNING …), inserted AS (INSERT INTO moves …
+/// SELECT <the move> FROM updated) SELECT <the seating> FROM updated AS
+/// matches`: the move is written with the row, or neither (the `UPDATE`
+/// returns one row or none), and the seating is read as the row was
+/// written.
+///
+/// Written out by hand, the SQL as static pieces between the binds, where
+/// diesel would walk its query tree on every move: diesel-async renders a
+/// statement's text on every call even when its prepared statement is
+/// cached, and diesel's renderer quotes each identifier into a new
+/// `String`. Built by diesel, the statement took 7.9 % of the server's CPU
+/// samples under load; written out, 4.5 %, nearly all of it the binds'
+/// serialisation. Its `UPDATE` is the one diesel's
+/// `update(matches).set(row)` would send, text and binds:
+/// `store::pipelined_tests` compares the two, so a column added to the
+/// schema or `MatchRow` fails there until it is added here.
+struct MoveWrite<'a> {
+    row: &'a MatchRow,
+    guard: &'a Guard,
     stored: &'a MoveRow,
 }
 
-impl<U: QueryFragment<Pg>> QueryFragment<Pg> for WithMove<'_, U> {
+impl QueryFragment<Pg> for MoveWrite<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        use diesel::Column;
-        let m = self.stored;
-        out.push_sql("WITH updated AS (");
-        self.update.walk_ast(out.reborrow())?;
-        out.push_sql("), inserted AS (INSERT INTO ");
-        moves::table.walk_ast(out.reborrow())?;
-        out.push_sql(" (");
-        for (i, name) in [
-            moves::match_id::NAME,
-            moves::ply::NAME,
-            moves::seat::NAME,
-            moves::square::NAME,
-            moves::played_at::NAME,
-            moves::clock_ms::NAME,
-            moves::by_cpu::NAME,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            if i > 0 {
-                out.push_sql(", ");
-            }
-            out.push_identifier(name)?;
-        }
-        out.push_sql(") SELECT ");
-        out.push_bind_param::<Text, _>(&m.match_id)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Integer, _>(&m.ply)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Text, _>(&m.seat)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Integer, _>(&m.square)?;
-        out.push_sql(", ");
-        out.push_bind_param::<BigInt, _>(&m.played_at)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Nullable<BigInt>, _>(&m.clock_ms)?;
-        out.push_sql(", ");
-        out.push_bind_param::<Bool, _>(&m.by_cpu)?;
-        // The seating's subqueries name `matches`: the updated row here.
-        out.push_sql(" FROM updated) SELECT ");
-        out.push_sql(SEATING_SQL);
-        out.push_sql(" FROM updated AS ");
-        matches::table.walk_ast(out.reborrow())
-    }
-
-    /// One shape whatever the values (the row's `SET` writes every column):
-    /// prepared once per connection.
-    fn is_safe_to_cache_prepared(&self, _backend: &Pg) -> QueryResult<bool> {
-        Ok(true)
+        let (r, g, m) = (self.row, self.guard, self.stored);
+        // Raw, so that tests/structure.rs reads it as a writer of `matches`.
+        out.push_sql(r#"WITH updated AS (UPDATE "matches" SET "#);
+        assign!(out, true, "mode", Text, &r.mode);
+        assign!(out, false, "ladder", Nullable<Text>, &r.ladder);
+        assign!(out, false, "rated", Bool, &r.rated);
+        assign!(out, false, "depth", SmallInt, &r.depth);
+        assign!(out, false, "tc_kind", Text, &r.tc_kind);
+        assign!(
+            out,
+            false,
+            "tc_initial_ms",
+            Nullable<BigInt>,
+            &r.tc_initial_ms
+        );
+        assign!(
+            out,
+            false,
+            "tc_increment_ms",
+            Nullable<BigInt>,
+            &r.tc_increment_ms
+        );
+        assign!(out, false, "tc_turn_ms", Nullable<BigInt>, &r.tc_turn_ms);
+        assign!(out, false, "x_player_id", Nullable<Text>, &r.x_player_id);
+        assign!(out, false, "o_player_id", Nullable<Text>, &r.o_player_id);
+        assign!(out, false, "x_controller", Text, &r.x_controller);
+        assign!(out, false, "o_controller", Text, &r.o_controller);
+        assign!(out, false, "cpu_level", Nullable<SmallInt>, &r.cpu_level);
+        assign!(out, false, "position", Binary, &r.position);
+        assign!(out, false, "ply", Integer, &r.ply);
+        assign!(out, false, "to_move", Nullable<Text>, &r.to_move);
+        assign!(out, false, "x_bank_ms", Nullable<BigInt>, &r.x_bank_ms);
+        assign!(out, false, "o_bank_ms", Nullable<BigInt>, &r.o_bank_ms);
+        assign!(out, false, "turn_started_at", BigInt, &r.turn_started_at);
+        assign!(out, false, "deadline_at", Nullable<BigInt>, &r.deadline_at);
+        assign!(out, false, "awaiting_cpu", Bool, &r.awaiting_cpu);
+        assign!(
+            out,
+            false,
+            "cpu_claimed_until",
+            Nullable<BigInt>,
+            &r.cpu_claimed_until
+        );
+        assign!(out, false, "status", Text, &r.status);
+        assign!(out, false, "winner", Nullable<Text>, &r.winner);
+        assign!(out, false, "reason", Nullable<Text>, &r.reason);
+        assign!(out, false, "room_code", Nullable<Text>, &r.room_code);
+        assign!(out, false, "version", Integer, &r.version);
+        assign!(out, false, "created_at", BigInt, &r.created_at);
+        assign!(out, false, "finished_at", Nullable<BigInt>, &r.finished_at);
+        assign!(
+            out,
+            false,
+            "x_lag_quota_ms",
+            Nullable<BigInt>,
+            &r.x_lag_quota_ms
+        );
+        assign!(
+            out,
+            false,
+            "o_lag_quota_ms",
+            Nullable<BigInt>,
+            &r.o_lag_quota_ms
+        );
+        out.push_sql(" WHERE (((((\"matches\".\"id\" = ");
+        out.push_bind_param::<Text, _>(&r.id)?;
+        out.push_sql(") AND (\"matches\".\"version\" = ");
+        out.push_bind_param::<Integer, _>(&g.version)?;
+        out.push_sql(")) AND (\"matches\".\"x_player_id\" IS NOT DISTINCT FROM ");
+        out.push_bind_param::<Nullable<Text>, _>(&g.x_player_id)?;
+        out.push_sql(")) AND (\"matches\".\"o_player_id\" IS NOT DISTINCT FROM ");
+        out.push_bind_param::<Nullable<Text>, _>(&g.o_player_id)?;
+        out.push_sql(")) AND (\"matches\".\"cpu_claimed_until\" IS NOT DISTINCT FROM ");
+        out.push_bind_param::<Nullable<BigInt>, _>(&g.cpu_claimed_until)?;
+        out.push_sql(
+            ")) RETURNING \"matches\".\"id\", \"matches\".\"x_player_id\", \"matches\".\"o_player_id\"",
+        );
+        push_move_and_seating(out, m)
     }
 }
 
-/// Cached by its SQL text (see `store::cached`).
-impl<U> QueryId for WithMove<'_, U> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
+/// The statement's tail after its `UPDATE`: `), inserted AS (INSERT INTO
+/// moves … SELECT <the move> FROM updated) SELECT <the seating> FROM updated
+/// AS matches`. Diesel has no data-modifying `WITH`, so this part is
+/// written out whoever builds the `UPDATE` (the tests build it with diesel).
+pub(super) fn push_move_and_seating<'b>(
+    mut out: AstPass<'_, 'b, Pg>,
+    m: &'b MoveRow,
+) -> QueryResult<()> {
+    out.push_sql(
+        "), inserted AS (INSERT INTO \"moves\" (\"match_id\", \"ply\", \"seat\", \"square\", \
+         \"played_at\", \"clock_ms\", \"by_cpu\") SELECT ",
+    );
+    out.push_bind_param::<Text, _>(&m.match_id)?;
+    out.push_sql(", ");
+    out.push_bind_param::<Integer, _>(&m.ply)?;
+    out.push_sql(", ");
+    out.push_bind_param::<Text, _>(&m.seat)?;
+    out.push_sql(", ");
+    out.push_bind_param::<Integer, _>(&m.square)?;
+    out.push_sql(", ");
+    out.push_bind_param::<BigInt, _>(&m.played_at)?;
+    out.push_sql(", ");
+    out.push_bind_param::<Nullable<BigInt>, _>(&m.clock_ms)?;
+    out.push_sql(", ");
+    out.push_bind_param::<Bool, _>(&m.by_cpu)?;
+    // The seating's subqueries name `matches`: the updated row here.
+    out.push_sql(" FROM updated) SELECT ");
+    out.push_sql(SEATING_SQL);
+    out.push_sql(" FROM updated AS \"matches\"");
+    Ok(())
 }
 
-impl<U> Query for WithMove<'_, U> {
+/// One shape whatever the values, so one prepared statement per connection,
+/// found in diesel-async's cache by this type instead of by hashing the
+/// statement's 2 KB of text on every move.
+impl QueryId for MoveWrite<'_> {
+    type QueryId = MoveWrite<'static>;
+    const HAS_STATIC_QUERY_ID: bool = true;
+}
+
+impl Query for MoveWrite<'_> {
     type SqlType = SeatingColumns;
+}
+
+#[cfg(test)]
+pub(super) fn move_write_sql(row: &MatchRow, guard: &Guard, stored: &MoveRow) -> String {
+    diesel::debug_query::<Pg, _>(&MoveWrite { row, guard, stored }).to_string()
 }

@@ -8,11 +8,17 @@
 use std::time::Duration;
 
 use diesel::connection::SimpleConnection;
+use diesel::pg::Pg;
+use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment};
 
+use super::kinds::{Controller, EndReason, MatchStatus, Mode, StoredSeat};
 use super::matches::{self, MatchRow, MoveRow, Seating};
-use super::pipelined::{Guard, Pipeline};
+use super::pipelined::{Guard, Pipeline, move_write_sql, push_move_and_seating};
+use super::schema::matches as matches_table;
 use super::scratch_pg::{abandoned_and_others, migrated_with_one_match, with_scratch_url};
 use super::{DbConnection, connect_pg};
+use crate::rules::Seat;
 
 /// A connection to `url`'s database, migrated, with one active match `m1`.
 fn prepared(url: &str) -> DbConnection {
@@ -203,4 +209,100 @@ fn closing_says_goodbye_to_postgresql_and_refuses_leases_after() {
             assert_eq!(now.0, abandoned, "sessions ended without a Terminate");
         });
     });
+}
+
+/// The move's write with its `UPDATE` built by diesel from the schema and
+/// `MatchRow`'s changeset (the tail after it is written out in both): what
+/// `pipelined::MoveWrite`, written out by hand, must send.
+struct DieselMoveWrite<'a, U> {
+    update: U,
+    stored: &'a MoveRow,
+}
+
+impl<U: QueryFragment<Pg>> QueryFragment<Pg> for DieselMoveWrite<'_, U> {
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
+        out.push_sql("WITH updated AS (");
+        self.update.walk_ast(out.reborrow())?;
+        push_move_and_seating(out, self.stored)
+    }
+}
+
+/// A row with every column set, each to a value of its own (so two binds
+/// swapped show), or with every optional column empty.
+fn full_row(filled: bool) -> MatchRow {
+    let some = |v: i64| filled.then_some(v);
+    MatchRow {
+        id: "m7".into(),
+        mode: Mode::Tournament,
+        ladder: filled.then(|| "blitz".into()),
+        rated: true,
+        depth: 3,
+        tc_kind: "clock".into(),
+        tc_initial_ms: some(600_001),
+        tc_increment_ms: some(2_002),
+        tc_turn_ms: some(30_003),
+        x_player_id: filled.then(|| "px".into()),
+        o_player_id: Some("po".into()),
+        x_controller: Controller::Cpu,
+        o_controller: Controller::Human,
+        cpu_level: filled.then_some(4),
+        position: vec![40, 41, 42],
+        ply: 17,
+        to_move: filled.then_some(StoredSeat(Seat::O)),
+        x_bank_ms: some(500_004),
+        o_bank_ms: some(400_005),
+        turn_started_at: 1_000_006,
+        deadline_at: some(1_000_007),
+        awaiting_cpu: true,
+        cpu_claimed_until: some(1_000_008),
+        status: if filled {
+            MatchStatus::Finished
+        } else {
+            MatchStatus::Active
+        },
+        winner: filled.then_some(StoredSeat(Seat::X)),
+        reason: filled.then_some(EndReason::Timeout),
+        room_code: filled.then(|| "ABCDEF".into()),
+        version: 9,
+        created_at: 1_000_009,
+        finished_at: some(1_000_010),
+        x_lag_quota_ms: some(1_011),
+        o_lag_quota_ms: some(1_012),
+    }
+}
+
+#[test]
+fn the_hand_written_move_write_is_the_statement_diesel_builds() {
+    for filled in [true, false] {
+        let read = full_row(filled);
+        let (mut stored, after) = next_move(&read);
+        stored.clock_ms = filled.then_some(123_456);
+        stored.by_cpu = filled;
+        let guard = Guard::of(&read);
+        let update = diesel::update(
+            matches_table::table
+                .find(&read.id)
+                .filter(matches_table::version.eq(read.version))
+                .filter(matches_table::x_player_id.is_not_distinct_from(&read.x_player_id))
+                .filter(matches_table::o_player_id.is_not_distinct_from(&read.o_player_id))
+                .filter(
+                    matches_table::cpu_claimed_until.is_not_distinct_from(read.cpu_claimed_until),
+                ),
+        )
+        .set(&after)
+        .returning((
+            matches_table::id,
+            matches_table::x_player_id,
+            matches_table::o_player_id,
+        ));
+        let diesel_built = diesel::debug_query::<Pg, _>(&DieselMoveWrite {
+            update,
+            stored: &stored,
+        })
+        .to_string();
+        let by_hand = move_write_sql(&after, &guard, &stored);
+        assert_eq!(by_hand, diesel_built, "filled: {filled}");
+        // The binds are in the text: the comparison saw the values, not only the SQL.
+        assert!(diesel_built.contains("600001") == filled, "{diesel_built}");
+    }
 }
