@@ -475,7 +475,7 @@ const MATCH_WRITERS: &[(&str, &str, &str)] = &[
     ),
     (
         "store/pipelined.rs",
-        "walk_ast",
+        "push_guarded_update",
         "the guarded write itself (`MoveWrite`): the whole row, its version raised by the move",
     ),
 ];
@@ -557,15 +557,20 @@ fn match_writers() -> BTreeSet<(String, String)> {
         let text = std::fs::read_to_string(&file).unwrap();
         let mut offset = 0;
         for line in text.split_inclusive('\n') {
-            let lower = line.to_lowercase();
-            let sql = MATCH_UPDATE.iter().any(|p| lower.contains(p));
-            if sql && !line.trim_start().starts_with("//") {
+            if line_updates_matches(line) {
                 found.insert((rel.clone(), enclosing_fn(&text, offset)));
             }
             offset += line.len();
         }
     }
     found
+}
+
+/// Whether a line of Rust source, not a comment, holds SQL text that
+/// updates `matches` (in a string the quotes of `"matches"` may be escaped).
+fn line_updates_matches(line: &str) -> bool {
+    let lower = line.to_lowercase().replace("\\\"", "\"");
+    MATCH_UPDATE.iter().any(|p| lower.contains(p)) && !line.trim_start().starts_with("//")
 }
 
 /// The files under `src/` that are modules declared `#[cfg(test)] mod name;`.
@@ -687,4 +692,15 @@ fn the_writer_scan_sees_a_diesel_update_a_sql_update_and_the_version_raised() {
     assert_eq!(updates.len(), 2);
     assert!(!raises_version(&updates[0]));
     assert!(raises_version(&updates[1]));
+    assert!(line_updates_matches(
+        r#"    out.push_sql("UPDATE \"matches\" SET ");"#
+    ));
+    assert!(line_updates_matches(
+        r##"    out.push_sql(r#"UPDATE "matches" SET "#);"##
+    ));
+    assert!(line_updates_matches(
+        "    sql_query(\"update matches set x = 1\")"
+    ));
+    assert!(!line_updates_matches("    // UPDATE matches SET x = 1"));
+    assert!(!line_updates_matches("    diesel::update(players::table)"));
 }

@@ -14,7 +14,7 @@
 //! each way), and costs the server a blocking thread's sleep and wake-up;
 //! `BEGIN`, `COMMIT` and the row lock of `SELECT … FOR UPDATE` (a tuple
 //! lock, written to the heap and the WAL) cost PostgreSQL too. pgbench
-//! measured PostgreSQL's CPU for the move at 0.51–0.65 ms in five round
+//! measured PostgreSQL's CPU for the move at 0.53–0.65 ms in five round
 //! trips against less in fewer (the eleventh and twelfth sessions in
 //! docs/PERFORMANCE-LOG.md; `scripts/pgbench/`).
 //!
@@ -477,8 +477,8 @@ macro_rules! assign {
 /// samples under load; written out, 4.5 %, nearly all of it the binds'
 /// serialisation. Its `UPDATE` is the one diesel's
 /// `update(matches).set(row)` would send, text and binds:
-/// `store::pipelined_tests` compares the two, so a column added to the
-/// schema or `MatchRow` fails there until it is added here.
+/// `store::pipelined_tests` compares the two, so a field added to
+/// `MatchRow` fails there until it is added here.
 struct MoveWrite<'a> {
     row: &'a MatchRow,
     guard: &'a Guard,
@@ -487,85 +487,97 @@ struct MoveWrite<'a> {
 
 impl QueryFragment<Pg> for MoveWrite<'_> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
-        let (r, g, m) = (self.row, self.guard, self.stored);
-        // Raw, so that tests/structure.rs reads it as a writer of `matches`.
-        out.push_sql(r#"WITH updated AS (UPDATE "matches" SET "#);
-        assign!(out, true, "mode", Text, &r.mode);
-        assign!(out, false, "ladder", Nullable<Text>, &r.ladder);
-        assign!(out, false, "rated", Bool, &r.rated);
-        assign!(out, false, "depth", SmallInt, &r.depth);
-        assign!(out, false, "tc_kind", Text, &r.tc_kind);
-        assign!(
-            out,
-            false,
-            "tc_initial_ms",
-            Nullable<BigInt>,
-            &r.tc_initial_ms
-        );
-        assign!(
-            out,
-            false,
-            "tc_increment_ms",
-            Nullable<BigInt>,
-            &r.tc_increment_ms
-        );
-        assign!(out, false, "tc_turn_ms", Nullable<BigInt>, &r.tc_turn_ms);
-        assign!(out, false, "x_player_id", Nullable<Text>, &r.x_player_id);
-        assign!(out, false, "o_player_id", Nullable<Text>, &r.o_player_id);
-        assign!(out, false, "x_controller", Text, &r.x_controller);
-        assign!(out, false, "o_controller", Text, &r.o_controller);
-        assign!(out, false, "cpu_level", Nullable<SmallInt>, &r.cpu_level);
-        assign!(out, false, "position", Binary, &r.position);
-        assign!(out, false, "ply", Integer, &r.ply);
-        assign!(out, false, "to_move", Nullable<Text>, &r.to_move);
-        assign!(out, false, "x_bank_ms", Nullable<BigInt>, &r.x_bank_ms);
-        assign!(out, false, "o_bank_ms", Nullable<BigInt>, &r.o_bank_ms);
-        assign!(out, false, "turn_started_at", BigInt, &r.turn_started_at);
-        assign!(out, false, "deadline_at", Nullable<BigInt>, &r.deadline_at);
-        assign!(out, false, "awaiting_cpu", Bool, &r.awaiting_cpu);
-        assign!(
-            out,
-            false,
-            "cpu_claimed_until",
-            Nullable<BigInt>,
-            &r.cpu_claimed_until
-        );
-        assign!(out, false, "status", Text, &r.status);
-        assign!(out, false, "winner", Nullable<Text>, &r.winner);
-        assign!(out, false, "reason", Nullable<Text>, &r.reason);
-        assign!(out, false, "room_code", Nullable<Text>, &r.room_code);
-        assign!(out, false, "version", Integer, &r.version);
-        assign!(out, false, "created_at", BigInt, &r.created_at);
-        assign!(out, false, "finished_at", Nullable<BigInt>, &r.finished_at);
-        assign!(
-            out,
-            false,
-            "x_lag_quota_ms",
-            Nullable<BigInt>,
-            &r.x_lag_quota_ms
-        );
-        assign!(
-            out,
-            false,
-            "o_lag_quota_ms",
-            Nullable<BigInt>,
-            &r.o_lag_quota_ms
-        );
-        out.push_sql(" WHERE (((((\"matches\".\"id\" = ");
-        out.push_bind_param::<Text, _>(&r.id)?;
-        out.push_sql(") AND (\"matches\".\"version\" = ");
-        out.push_bind_param::<Integer, _>(&g.version)?;
-        out.push_sql(")) AND (\"matches\".\"x_player_id\" IS NOT DISTINCT FROM ");
-        out.push_bind_param::<Nullable<Text>, _>(&g.x_player_id)?;
-        out.push_sql(")) AND (\"matches\".\"o_player_id\" IS NOT DISTINCT FROM ");
-        out.push_bind_param::<Nullable<Text>, _>(&g.o_player_id)?;
-        out.push_sql(")) AND (\"matches\".\"cpu_claimed_until\" IS NOT DISTINCT FROM ");
-        out.push_bind_param::<Nullable<BigInt>, _>(&g.cpu_claimed_until)?;
-        out.push_sql(
-            ")) RETURNING \"matches\".\"id\", \"matches\".\"x_player_id\", \"matches\".\"o_player_id\"",
-        );
-        push_move_and_seating(out, m)
+        out.push_sql("WITH updated AS (");
+        push_guarded_update(out.reborrow(), self.row, self.guard)?;
+        push_move_and_seating(out, self.stored)
     }
+}
+
+/// The `UPDATE` of `matches` setting every column of `r` but the id, where
+/// the row is as `g` saw it, returning the id and the seats. The same text
+/// whatever the values (a `None` is a NULL bind, not a `DEFAULT`), as
+/// `MoveWrite`'s static query id requires.
+fn push_guarded_update<'b>(
+    mut out: AstPass<'_, 'b, Pg>,
+    r: &'b MatchRow,
+    g: &'b Guard,
+) -> QueryResult<()> {
+    out.push_sql(r#"UPDATE "matches" SET "#);
+    assign!(out, true, "mode", Text, &r.mode);
+    assign!(out, false, "ladder", Nullable<Text>, &r.ladder);
+    assign!(out, false, "rated", Bool, &r.rated);
+    assign!(out, false, "depth", SmallInt, &r.depth);
+    assign!(out, false, "tc_kind", Text, &r.tc_kind);
+    assign!(
+        out,
+        false,
+        "tc_initial_ms",
+        Nullable<BigInt>,
+        &r.tc_initial_ms
+    );
+    assign!(
+        out,
+        false,
+        "tc_increment_ms",
+        Nullable<BigInt>,
+        &r.tc_increment_ms
+    );
+    assign!(out, false, "tc_turn_ms", Nullable<BigInt>, &r.tc_turn_ms);
+    assign!(out, false, "x_player_id", Nullable<Text>, &r.x_player_id);
+    assign!(out, false, "o_player_id", Nullable<Text>, &r.o_player_id);
+    assign!(out, false, "x_controller", Text, &r.x_controller);
+    assign!(out, false, "o_controller", Text, &r.o_controller);
+    assign!(out, false, "cpu_level", Nullable<SmallInt>, &r.cpu_level);
+    assign!(out, false, "position", Binary, &r.position);
+    assign!(out, false, "ply", Integer, &r.ply);
+    assign!(out, false, "to_move", Nullable<Text>, &r.to_move);
+    assign!(out, false, "x_bank_ms", Nullable<BigInt>, &r.x_bank_ms);
+    assign!(out, false, "o_bank_ms", Nullable<BigInt>, &r.o_bank_ms);
+    assign!(out, false, "turn_started_at", BigInt, &r.turn_started_at);
+    assign!(out, false, "deadline_at", Nullable<BigInt>, &r.deadline_at);
+    assign!(out, false, "awaiting_cpu", Bool, &r.awaiting_cpu);
+    assign!(
+        out,
+        false,
+        "cpu_claimed_until",
+        Nullable<BigInt>,
+        &r.cpu_claimed_until
+    );
+    assign!(out, false, "status", Text, &r.status);
+    assign!(out, false, "winner", Nullable<Text>, &r.winner);
+    assign!(out, false, "reason", Nullable<Text>, &r.reason);
+    assign!(out, false, "room_code", Nullable<Text>, &r.room_code);
+    assign!(out, false, "version", Integer, &r.version);
+    assign!(out, false, "created_at", BigInt, &r.created_at);
+    assign!(out, false, "finished_at", Nullable<BigInt>, &r.finished_at);
+    assign!(
+        out,
+        false,
+        "x_lag_quota_ms",
+        Nullable<BigInt>,
+        &r.x_lag_quota_ms
+    );
+    assign!(
+        out,
+        false,
+        "o_lag_quota_ms",
+        Nullable<BigInt>,
+        &r.o_lag_quota_ms
+    );
+    out.push_sql(" WHERE (((((\"matches\".\"id\" = ");
+    out.push_bind_param::<Text, _>(&r.id)?;
+    out.push_sql(") AND (\"matches\".\"version\" = ");
+    out.push_bind_param::<Integer, _>(&g.version)?;
+    out.push_sql(")) AND (\"matches\".\"x_player_id\" IS NOT DISTINCT FROM ");
+    out.push_bind_param::<Nullable<Text>, _>(&g.x_player_id)?;
+    out.push_sql(")) AND (\"matches\".\"o_player_id\" IS NOT DISTINCT FROM ");
+    out.push_bind_param::<Nullable<Text>, _>(&g.o_player_id)?;
+    out.push_sql(")) AND (\"matches\".\"cpu_claimed_until\" IS NOT DISTINCT FROM ");
+    out.push_bind_param::<Nullable<BigInt>, _>(&g.cpu_claimed_until)?;
+    out.push_sql(
+        ")) RETURNING \"matches\".\"id\", \"matches\".\"x_player_id\", \"matches\".\"o_player_id\"",
+    );
+    Ok(())
 }
 
 /// The statement's tail after its `UPDATE`: `), inserted AS (INSERT INTO
@@ -576,23 +588,33 @@ pub(super) fn push_move_and_seating<'b>(
     mut out: AstPass<'_, 'b, Pg>,
     m: &'b MoveRow,
 ) -> QueryResult<()> {
+    // Every field named: a new one fails to compile until it is written here.
+    let MoveRow {
+        match_id,
+        ply,
+        seat,
+        square,
+        played_at,
+        clock_ms,
+        by_cpu,
+    } = m;
     out.push_sql(
         "), inserted AS (INSERT INTO \"moves\" (\"match_id\", \"ply\", \"seat\", \"square\", \
          \"played_at\", \"clock_ms\", \"by_cpu\") SELECT ",
     );
-    out.push_bind_param::<Text, _>(&m.match_id)?;
+    out.push_bind_param::<Text, _>(match_id)?;
     out.push_sql(", ");
-    out.push_bind_param::<Integer, _>(&m.ply)?;
+    out.push_bind_param::<Integer, _>(ply)?;
     out.push_sql(", ");
-    out.push_bind_param::<Text, _>(&m.seat)?;
+    out.push_bind_param::<Text, _>(seat)?;
     out.push_sql(", ");
-    out.push_bind_param::<Integer, _>(&m.square)?;
+    out.push_bind_param::<Integer, _>(square)?;
     out.push_sql(", ");
-    out.push_bind_param::<BigInt, _>(&m.played_at)?;
+    out.push_bind_param::<BigInt, _>(played_at)?;
     out.push_sql(", ");
-    out.push_bind_param::<Nullable<BigInt>, _>(&m.clock_ms)?;
+    out.push_bind_param::<Nullable<BigInt>, _>(clock_ms)?;
     out.push_sql(", ");
-    out.push_bind_param::<Bool, _>(&m.by_cpu)?;
+    out.push_bind_param::<Bool, _>(by_cpu)?;
     // The seating's subqueries name `matches`: the updated row here.
     out.push_sql(" FROM updated) SELECT ");
     out.push_sql(SEATING_SQL);
@@ -602,7 +624,9 @@ pub(super) fn push_move_and_seating<'b>(
 
 /// One shape whatever the values, so one prepared statement per connection,
 /// found in diesel-async's cache by this type instead of by hashing the
-/// statement's 2 KB of text on every move.
+/// statement's 1.6 KB of text on every move. The text must stay the same
+/// for every value: a piece that depended on one would be sent with the
+/// statement prepared first.
 impl QueryId for MoveWrite<'_> {
     type QueryId = MoveWrite<'static>;
     const HAS_STATIC_QUERY_ID: bool = true;

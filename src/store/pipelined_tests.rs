@@ -228,14 +228,15 @@ impl<U: QueryFragment<Pg>> QueryFragment<Pg> for DieselMoveWrite<'_, U> {
 }
 
 /// A row with every column set, each to a value of its own (so two binds
-/// swapped show), or with every optional column empty.
+/// of one type swapped show; the two flags differ too), or with every
+/// optional column empty.
 fn full_row(filled: bool) -> MatchRow {
     let some = |v: i64| filled.then_some(v);
     MatchRow {
         id: "m7".into(),
         mode: Mode::Tournament,
         ladder: filled.then(|| "blitz".into()),
-        rated: true,
+        rated: filled,
         depth: 3,
         tc_kind: "clock".into(),
         tc_initial_ms: some(600_001),
@@ -253,7 +254,7 @@ fn full_row(filled: bool) -> MatchRow {
         o_bank_ms: some(400_005),
         turn_started_at: 1_000_006,
         deadline_at: some(1_000_007),
-        awaiting_cpu: true,
+        awaiting_cpu: !filled,
         cpu_claimed_until: some(1_000_008),
         status: if filled {
             MatchStatus::Finished
@@ -275,9 +276,14 @@ fn full_row(filled: bool) -> MatchRow {
 fn the_hand_written_move_write_is_the_statement_diesel_builds() {
     for filled in [true, false] {
         let read = full_row(filled);
-        let (mut stored, after) = next_move(&read);
+        let (mut stored, mut after) = next_move(&read);
         stored.clock_ms = filled.then_some(123_456);
         stored.by_cpu = filled;
+        // The guard's seats and claim are the read's, not the written row's:
+        // a move sets or clears the claim (and here the seats differ too).
+        after.cpu_claimed_until = Some(2_000_001);
+        after.x_player_id = Some("px2".into());
+        after.o_player_id = Some("po2".into());
         let guard = Guard::of(&read);
         let update = diesel::update(
             matches_table::table
