@@ -450,14 +450,10 @@ impl Lease<'_> {
     }
 }
 
-/// Pushes `, "<column>" = <bind>` (no comma for the first) of the row's `SET`.
+/// Pushes `, "<column>" = <bind>`: one more column of the row's `SET`.
 macro_rules! assign {
-    ($out:ident, $first:literal, $column:literal, $ty:ty, $value:expr) => {
-        $out.push_sql(if $first {
-            concat!("\"", $column, "\" = ")
-        } else {
-            concat!(", \"", $column, "\" = ")
-        });
+    ($out:ident, $column:literal, $ty:ty, $value:expr) => {
+        $out.push_sql(concat!(", \"", $column, "\" = "));
         $out.push_bind_param::<$ty, _>($value)?;
     };
 }
@@ -502,68 +498,43 @@ fn push_guarded_update<'b>(
     r: &'b MatchRow,
     g: &'b Guard,
 ) -> QueryResult<()> {
-    out.push_sql(r#"UPDATE "matches" SET "#);
-    assign!(out, true, "mode", Text, &r.mode);
-    assign!(out, false, "ladder", Nullable<Text>, &r.ladder);
-    assign!(out, false, "rated", Bool, &r.rated);
-    assign!(out, false, "depth", SmallInt, &r.depth);
-    assign!(out, false, "tc_kind", Text, &r.tc_kind);
+    out.push_sql(r#"UPDATE "matches" SET "mode" = "#);
+    out.push_bind_param::<Text, _>(&r.mode)?;
+    assign!(out, "ladder", Nullable<Text>, &r.ladder);
+    assign!(out, "rated", Bool, &r.rated);
+    assign!(out, "depth", SmallInt, &r.depth);
+    assign!(out, "tc_kind", Text, &r.tc_kind);
+    assign!(out, "tc_initial_ms", Nullable<BigInt>, &r.tc_initial_ms);
+    assign!(out, "tc_increment_ms", Nullable<BigInt>, &r.tc_increment_ms);
+    assign!(out, "tc_turn_ms", Nullable<BigInt>, &r.tc_turn_ms);
+    assign!(out, "x_player_id", Nullable<Text>, &r.x_player_id);
+    assign!(out, "o_player_id", Nullable<Text>, &r.o_player_id);
+    assign!(out, "x_controller", Text, &r.x_controller);
+    assign!(out, "o_controller", Text, &r.o_controller);
+    assign!(out, "cpu_level", Nullable<SmallInt>, &r.cpu_level);
+    assign!(out, "position", Binary, &r.position);
+    assign!(out, "ply", Integer, &r.ply);
+    assign!(out, "to_move", Nullable<Text>, &r.to_move);
+    assign!(out, "x_bank_ms", Nullable<BigInt>, &r.x_bank_ms);
+    assign!(out, "o_bank_ms", Nullable<BigInt>, &r.o_bank_ms);
+    assign!(out, "turn_started_at", BigInt, &r.turn_started_at);
+    assign!(out, "deadline_at", Nullable<BigInt>, &r.deadline_at);
+    assign!(out, "awaiting_cpu", Bool, &r.awaiting_cpu);
     assign!(
         out,
-        false,
-        "tc_initial_ms",
-        Nullable<BigInt>,
-        &r.tc_initial_ms
-    );
-    assign!(
-        out,
-        false,
-        "tc_increment_ms",
-        Nullable<BigInt>,
-        &r.tc_increment_ms
-    );
-    assign!(out, false, "tc_turn_ms", Nullable<BigInt>, &r.tc_turn_ms);
-    assign!(out, false, "x_player_id", Nullable<Text>, &r.x_player_id);
-    assign!(out, false, "o_player_id", Nullable<Text>, &r.o_player_id);
-    assign!(out, false, "x_controller", Text, &r.x_controller);
-    assign!(out, false, "o_controller", Text, &r.o_controller);
-    assign!(out, false, "cpu_level", Nullable<SmallInt>, &r.cpu_level);
-    assign!(out, false, "position", Binary, &r.position);
-    assign!(out, false, "ply", Integer, &r.ply);
-    assign!(out, false, "to_move", Nullable<Text>, &r.to_move);
-    assign!(out, false, "x_bank_ms", Nullable<BigInt>, &r.x_bank_ms);
-    assign!(out, false, "o_bank_ms", Nullable<BigInt>, &r.o_bank_ms);
-    assign!(out, false, "turn_started_at", BigInt, &r.turn_started_at);
-    assign!(out, false, "deadline_at", Nullable<BigInt>, &r.deadline_at);
-    assign!(out, false, "awaiting_cpu", Bool, &r.awaiting_cpu);
-    assign!(
-        out,
-        false,
         "cpu_claimed_until",
         Nullable<BigInt>,
         &r.cpu_claimed_until
     );
-    assign!(out, false, "status", Text, &r.status);
-    assign!(out, false, "winner", Nullable<Text>, &r.winner);
-    assign!(out, false, "reason", Nullable<Text>, &r.reason);
-    assign!(out, false, "room_code", Nullable<Text>, &r.room_code);
-    assign!(out, false, "version", Integer, &r.version);
-    assign!(out, false, "created_at", BigInt, &r.created_at);
-    assign!(out, false, "finished_at", Nullable<BigInt>, &r.finished_at);
-    assign!(
-        out,
-        false,
-        "x_lag_quota_ms",
-        Nullable<BigInt>,
-        &r.x_lag_quota_ms
-    );
-    assign!(
-        out,
-        false,
-        "o_lag_quota_ms",
-        Nullable<BigInt>,
-        &r.o_lag_quota_ms
-    );
+    assign!(out, "status", Text, &r.status);
+    assign!(out, "winner", Nullable<Text>, &r.winner);
+    assign!(out, "reason", Nullable<Text>, &r.reason);
+    assign!(out, "room_code", Nullable<Text>, &r.room_code);
+    assign!(out, "version", Integer, &r.version);
+    assign!(out, "created_at", BigInt, &r.created_at);
+    assign!(out, "finished_at", Nullable<BigInt>, &r.finished_at);
+    assign!(out, "x_lag_quota_ms", Nullable<BigInt>, &r.x_lag_quota_ms);
+    assign!(out, "o_lag_quota_ms", Nullable<BigInt>, &r.o_lag_quota_ms);
     out.push_sql(" WHERE (((((\"matches\".\"id\" = ");
     out.push_bind_param::<Text, _>(&r.id)?;
     out.push_sql(") AND (\"matches\".\"version\" = ");
@@ -636,6 +607,7 @@ impl Query for MoveWrite<'_> {
     type SqlType = SeatingColumns;
 }
 
+/// The write's SQL with its binds, as `diesel::debug_query` shows it.
 #[cfg(test)]
 pub(super) fn move_write_sql(row: &MatchRow, guard: &Guard, stored: &MoveRow) -> String {
     diesel::debug_query::<Pg, _>(&MoveWrite { row, guard, stored }).to_string()
