@@ -1,6 +1,6 @@
 -- The database work of one move as uttt did it when issue 18 was filed, and
 -- still does on its locked path (service/matches/play.rs: SQLite, a move
--- that ends the game, UTTT_DB_PIPELINE_SIZE=0): lock the match row, write
+-- that ends a rated or tournament game, UTTT_DB_PIPELINE_SIZE=0): lock the match row, write
 -- the move, write the match; one transaction.
 -- Each client plays on its own match, like one game per HTTP client.
 -- turn_started_at changes with every move, as the server's does (the time

@@ -368,6 +368,7 @@ pub async fn rematch(
 /// joining or asking for it), and publishes its first state, with the
 /// maker present.
 async fn announce(ctx: &Context, snap: &Snapshot, maker: &str) -> Result<()> {
+    matches::remember_started(ctx, &snap.row);
     matches::present_at_start(ctx, &snap.row, maker).await;
     for seat in [Seat::X, Seat::O] {
         if let Some(player) = snap.row.player(seat) {

@@ -117,19 +117,13 @@ pub fn insert(conn: &mut DbConnection, row: &MatchRow) -> Result<(), StoreError>
     diesel::insert_into(matches::table)
         .values(row)
         .execute(conn)?;
-    for (seat, player) in [("x", &row.x_player_id), ("o", &row.o_player_id)] {
-        if let Some(player) = player {
-            diesel::insert_into(match_players::table)
-                .values((
-                    match_players::match_id.eq(&row.id),
-                    match_players::seat.eq(seat),
-                    match_players::player_id.eq(player),
-                    match_players::created_at.eq(row.created_at),
-                    match_players::mode.eq(&row.mode),
-                    match_players::active.eq(row.is_active_status()),
-                ))
-                .execute(conn)?;
-        }
+    // Both seats in one statement: one round trip fewer for every new match.
+    let seats = seat_rows(std::slice::from_ref(row));
+    if !seats.is_empty() {
+        execute_on_backend!(
+            conn,
+            diesel::insert_into(match_players::table).values(&seats)
+        )?;
     }
     Ok(())
 }
@@ -289,7 +283,9 @@ impl MatchRow {
             .map(|p| p.as_str())
     }
 
-    fn is_active_status(&self) -> bool {
+    /// Whether the row is of a match still being played; a finished one's
+    /// seats are marked finished when it is written.
+    pub(super) fn is_active_status(&self) -> bool {
         self.status == MatchStatus::Active
     }
 }

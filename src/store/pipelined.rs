@@ -399,7 +399,9 @@ impl Lease<'_> {
 
     /// Writes the move `stored` and the whole `row` in one statement, in one
     /// round trip, provided the stored row still matches `guard`, and reads
-    /// the match's [`Seating`] as written. `Ok(None)`: nothing was written
+    /// the match's [`Seating`] as written. A finished `row` (a move that
+    /// ended an unrated game) marks its seats finished in the same
+    /// statement, as `matches::save` does. `Ok(None)`: nothing was written
     /// (the row had changed, or the database refused the statement), so the
     /// move may be judged again.
     ///
@@ -413,9 +415,11 @@ impl Lease<'_> {
         guard: &Guard,
     ) -> Result<Option<Seating>, StoreError> {
         self.in_flight = true;
-        let written = MoveWrite { row, guard, stored }
-            .get_results::<SeatingValues>(self.conn()?)
-            .await;
+        let conn = self.conn()?;
+        let written = match MoveWrites::of(row, guard, stored) {
+            MoveWrites::GoesOn(write) => write.get_results::<SeatingValues>(conn).await,
+            MoveWrites::Ends(write) => write.get_results::<SeatingValues>(conn).await,
+        };
         match written {
             Ok(seatings) => {
                 self.in_flight = false;
@@ -463,7 +467,9 @@ macro_rules! assign {
 /// SELECT <the move> FROM updated) SELECT <the seating> FROM updated AS
 /// matches`: the move is written with the row, or neither (the `UPDATE`
 /// returns one row or none), and the seating is read as the row was
-/// written.
+/// written. With `ENDS` (the row is finished), a third part, `finished AS
+/// (UPDATE match_players SET active = false FROM updated …)`, marks the
+/// match's seats finished with them.
 ///
 /// Written out by hand, the SQL as static pieces between the binds, where
 /// diesel would walk its query tree on every move: diesel-async renders a
@@ -475,17 +481,37 @@ macro_rules! assign {
 /// `update(matches).set(row)` would send, text and binds:
 /// `store::pipelined_tests` compares the two, so a field added to
 /// `MatchRow` fails there until it is added here.
-struct MoveWrite<'a> {
+struct MoveWrite<'a, const ENDS: bool> {
     row: &'a MatchRow,
     guard: &'a Guard,
     stored: &'a MoveRow,
 }
 
-impl QueryFragment<Pg> for MoveWrite<'_> {
+/// The write of a move, by whether it leaves the game going on: two
+/// statements, each prepared once per connection.
+enum MoveWrites<'a> {
+    /// The row is active.
+    GoesOn(MoveWrite<'a, false>),
+    /// The row is finished: its seats are marked finished too.
+    Ends(MoveWrite<'a, true>),
+}
+
+impl<'a> MoveWrites<'a> {
+    /// The write of the move `stored` and the whole `row`, judged on the row `guard` saw.
+    fn of(row: &'a MatchRow, guard: &'a Guard, stored: &'a MoveRow) -> Self {
+        if row.is_active_status() {
+            MoveWrites::GoesOn(MoveWrite { row, guard, stored })
+        } else {
+            MoveWrites::Ends(MoveWrite { row, guard, stored })
+        }
+    }
+}
+
+impl<const ENDS: bool> QueryFragment<Pg> for MoveWrite<'_, ENDS> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql("WITH updated AS (");
         push_guarded_update(out.reborrow(), self.row, self.guard)?;
-        push_move_and_seating(out, self.stored)
+        push_move_and_seating(out, self.stored, ENDS)
     }
 }
 
@@ -552,12 +578,15 @@ fn push_guarded_update<'b>(
 }
 
 /// The statement's tail after its `UPDATE`: `), inserted AS (INSERT INTO
-/// moves … SELECT <the move> FROM updated) SELECT <the seating> FROM updated
-/// AS matches`. Diesel has no data-modifying `WITH`, so this part is
-/// written out whoever builds the `UPDATE` (the tests build it with diesel).
+/// moves … SELECT <the move> FROM updated)`, with `ends` `, finished AS
+/// (UPDATE match_players … FROM updated)`, then `SELECT <the seating> FROM
+/// updated AS matches`. Diesel has no data-modifying `WITH`, so this part
+/// is written out whoever builds the `UPDATE` (the tests build it with
+/// diesel).
 pub(super) fn push_move_and_seating<'b>(
     mut out: AstPass<'_, 'b, Pg>,
     m: &'b MoveRow,
+    ends: bool,
 ) -> QueryResult<()> {
     // Every field named: a new one fails to compile until it is written here.
     let MoveRow {
@@ -586,29 +615,43 @@ pub(super) fn push_move_and_seating<'b>(
     out.push_bind_param::<Nullable<BigInt>, _>(clock_ms)?;
     out.push_sql(", ");
     out.push_bind_param::<Bool, _>(by_cpu)?;
+    out.push_sql(" FROM updated)");
+    if ends {
+        // `matches::save`'s second statement; a data-modifying `WITH` runs
+        // to its end whether or not the final `SELECT` reads it.
+        out.push_sql(
+            ", finished AS (UPDATE \"match_players\" SET \"active\" = false FROM updated \
+             WHERE \"match_players\".\"match_id\" = updated.\"id\" AND \"match_players\".\"active\")",
+        );
+    }
     // The seating's subqueries name `matches`: the updated row here.
-    out.push_sql(" FROM updated) SELECT ");
+    out.push_sql(" SELECT ");
     out.push_sql(SEATING_SQL);
     out.push_sql(" FROM updated AS \"matches\"");
     Ok(())
 }
 
-/// One shape whatever the values, so one prepared statement per connection,
-/// found in diesel-async's cache by this type instead of by hashing the
-/// statement's 1.6 KB of text on every move. The text must stay the same
-/// for every value: a piece that depended on one would be sent with the
+/// One shape whatever the values (two: `ENDS` is part of the type), so one
+/// prepared statement per connection for each, found in diesel-async's
+/// cache by this type instead of by hashing the statement's text (about
+/// 1.6 KB, 1.8 with `ENDS`) on every move. The text must stay the same for
+/// every value: a piece that depended on one would be sent with the
 /// statement prepared first.
-impl QueryId for MoveWrite<'_> {
-    type QueryId = MoveWrite<'static>;
+impl<const ENDS: bool> QueryId for MoveWrite<'_, ENDS> {
+    type QueryId = MoveWrite<'static, ENDS>;
     const HAS_STATIC_QUERY_ID: bool = true;
 }
 
-impl Query for MoveWrite<'_> {
+impl<const ENDS: bool> Query for MoveWrite<'_, ENDS> {
     type SqlType = SeatingColumns;
 }
 
-/// The write's SQL with its binds, as `diesel::debug_query` shows it.
+/// The write's SQL with its binds, as `diesel::debug_query` shows it: the
+/// statement [`Lease::write`] sends for `row`.
 #[cfg(test)]
 pub(super) fn move_write_sql(row: &MatchRow, guard: &Guard, stored: &MoveRow) -> String {
-    diesel::debug_query::<Pg, _>(&MoveWrite { row, guard, stored }).to_string()
+    match MoveWrites::of(row, guard, stored) {
+        MoveWrites::GoesOn(write) => diesel::debug_query::<Pg, _>(&write).to_string(),
+        MoveWrites::Ends(write) => diesel::debug_query::<Pg, _>(&write).to_string(),
+    }
 }

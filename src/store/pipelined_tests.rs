@@ -133,6 +133,91 @@ fn a_move_is_written_with_its_row_only_onto_the_row_it_was_judged_on() {
     });
 }
 
+/// Whether each of `m1`'s seats, then `m2`'s one, counts as unfinished.
+fn seats_active(conn: &mut DbConnection) -> Vec<(String, bool)> {
+    use super::schema::match_players::dsl as mp;
+    let DbConnection::Pg(pg) = conn else {
+        unreachable!("a PostgreSQL test")
+    };
+    mp::match_players
+        .select((mp::match_id, mp::active))
+        .order((mp::match_id, mp::seat))
+        .load(pg)
+        .unwrap()
+}
+
+/// `row` as a move that won the game for O leaves it: finished.
+fn won_by_o(mut row: MatchRow) -> MatchRow {
+    row.status = MatchStatus::Finished;
+    row.winner = Some(StoredSeat(Seat::O));
+    row.reason = Some(EndReason::ThreeInARow);
+    row.to_move = None;
+    row
+}
+
+#[test]
+fn a_move_that_ends_the_game_marks_its_seats_finished_in_the_same_statement() {
+    with_scratch_url("uttt_pipe", |url| {
+        let mut conn = prepared(url);
+        conn.batch_execute(
+            "INSERT INTO matches (id, mode, depth, tc_kind, x_player_id, o_player_id,
+                                  x_controller, o_controller, position, turn_started_at, status, created_at)
+                 VALUES ('m2', 'casual', 2, 'none', 'p1', 'p2', 'human', 'human', '', 1, 'active', 1);
+             INSERT INTO match_players (match_id, seat, player_id, created_at, mode, active)
+                 VALUES ('m1', 'o', 'p2', 1, 'casual', true), ('m1', 'x', 'p1', 1, 'casual', true),
+                        ('m2', 'x', 'p1', 1, 'casual', true);",
+        )
+        .unwrap();
+        let all_active = vec![
+            ("m1".to_owned(), true),
+            ("m1".to_owned(), true),
+            ("m2".to_owned(), true),
+        ];
+        let pipeline = Pipeline::new(url, 1).unwrap();
+        runtime().block_on(async {
+            // A move the game goes on after: the seats still count.
+            let (written, _) = write_after(&pipeline, &mut conn, "").await;
+            assert!(written.is_some());
+            assert_eq!(seats_active(&mut conn), all_active);
+
+            // Judged on a changed row, the ending write writes nothing, not even the flags.
+            let mut lease = pipeline.lease().await.unwrap();
+            let read = lease.read("m1").await.unwrap().expect("m1");
+            let (stored, after) = next_move(&read);
+            let after = won_by_o(after);
+            conn.batch_execute("UPDATE matches SET version = version + 1")
+                .unwrap();
+            let written = lease.write(&stored, &after, &Guard::of(&read)).await;
+            assert!(written.unwrap().is_none(), "written over a changed row");
+            assert_eq!(seats_active(&mut conn), all_active);
+
+            // On the row as judged: the row, the move and m1's two seats, not m2's.
+            let read = lease.read("m1").await.unwrap().expect("m1");
+            let (stored, after) = next_move(&read);
+            let after = won_by_o(after);
+            let seating = lease.write(&stored, &after, &Guard::of(&read)).await;
+            assert_eq!(
+                seating.unwrap().expect("written").names[1],
+                Some("bob".into())
+            );
+            let row = matches::get(&mut conn, "m1").unwrap().unwrap();
+            assert_eq!(
+                (row.status, row.version),
+                (MatchStatus::Finished, read.version + 1)
+            );
+            assert_eq!(moves_of(&mut conn), 2);
+            assert_eq!(
+                seats_active(&mut conn),
+                vec![
+                    ("m1".to_owned(), false),
+                    ("m1".to_owned(), false),
+                    ("m2".to_owned(), true),
+                ]
+            );
+        });
+    });
+}
+
 #[test]
 fn the_read_leaves_the_row_unlocked_and_a_cancelled_one_spoils_nothing() {
     with_scratch_url("uttt_pipe", |url| {
@@ -217,13 +302,15 @@ fn closing_says_goodbye_to_postgresql_and_refuses_leases_after() {
 struct DieselMoveWrite<'a, U> {
     update: U,
     stored: &'a MoveRow,
+    /// The row written is finished: its seats are marked finished too.
+    ends: bool,
 }
 
 impl<U: QueryFragment<Pg>> QueryFragment<Pg> for DieselMoveWrite<'_, U> {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, Pg>) -> QueryResult<()> {
         out.push_sql("WITH updated AS (");
         self.update.walk_ast(out.reborrow())?;
-        push_move_and_seating(out, self.stored)
+        push_move_and_seating(out, self.stored, self.ends)
     }
 }
 
@@ -301,13 +388,23 @@ fn the_hand_written_move_write_is_the_statement_diesel_builds() {
             matches_table::x_player_id,
             matches_table::o_player_id,
         ));
+        // The filled row is finished, the other active.
+        let ends = !after.is_active_status();
+        assert_eq!(ends, filled);
         let diesel_built = diesel::debug_query::<Pg, _>(&DieselMoveWrite {
             update,
             stored: &stored,
+            ends,
         })
         .to_string();
         let by_hand = move_write_sql(&after, &guard, &stored);
         assert_eq!(by_hand, diesel_built, "filled: {filled}");
+        // A finished row's write marks its seats finished; an active one's does not.
+        assert_eq!(
+            by_hand.contains(r#"UPDATE "match_players" SET "active" = false"#),
+            filled,
+            "{by_hand}"
+        );
         // The binds are in the text: the comparison saw the values, not only the SQL.
         assert!(diesel_built.contains("600001") == filled, "{diesel_built}");
     }

@@ -17,7 +17,7 @@ const DEPTH_ONE_DRAW: &[&str] = &["0", "1", "2", "4", "3", "5", "7", "6", "8"];
 /// Depth 2: X wins board 2 (cells 3 4 5); O is then sent to board 5.
 const X_WINS_BOARD_TWO: &[&str] = &["2.3", "3.2", "2.4", "4.2", "2.5"];
 /// Depth 2, seed 000's double win: O's win of board 8 is its third board in the bottom row.
-const DOUBLE_WIN: &[&str] = &[
+pub(crate) const DOUBLE_WIN: &[&str] = &[
     "5.6", "6.0", "0.6", "6.1", "1.6", "6.2", "2.7", "7.3", "3.7", "7.4", "4.7", "7.5", "5.8",
     "8.0", "0.8", "8.4", "4.8", "8.8",
 ];

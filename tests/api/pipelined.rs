@@ -26,7 +26,7 @@ const X_TOP_ROW: &[&str] = &["0", "3", "1", "4", "2"];
 both_backends! {
     with one_connection;
 
-    async fn ongoing_moves_are_pipelined_and_the_rest_played_in_full(app: TestApp) {
+    async fn moves_needing_only_the_row_are_pipelined_and_the_rest_played_in_full(app: TestApp) {
         let (x, o) = (app.register("pipex").await, app.register("pipeo").await);
         let id = app.room_match(&x, &o, 1, json!({"kind": "none"})).await;
         let pipelined = || app.ctx.metrics.counter("moves_pipelined");
@@ -42,19 +42,24 @@ both_backends! {
         let state = app.state(&x, &id).await;
         assert_eq!(state["status"], "finished");
         assert_eq!(state["result"]["winner"], "x");
-        // Four moves left the game going; the resend and the winning move needed more than the row.
+        assert_eq!(state["result"]["reason"], "three_in_a_row");
+        // The five moves, the winning one of this unrated game included,
+        // needed no more than the row; the resend did.
         // Not behind PgBouncer (`TEST_DB_PREPARED_STATEMENTS=false`), where the pipeline is off.
         let expected = match app.backend {
-            Backend::Postgres if app.ctx.config.db_prepared_statements => 4,
+            Backend::Postgres if app.ctx.config.db_prepared_statements => 5,
             Backend::Postgres | Backend::Sqlite => 0,
         };
         assert_eq!(pipelined(), expected);
-        // Of those, the third and fourth were judged on the row the move
-        // before had written, remembered, without reading it: the first
-        // had nothing remembered, and the resend took the remembered row
-        // (and needed more).
-        let remembered = if expected > 0 { 2 } else { 0 };
+        // Of those, four were judged on a remembered row, without reading
+        // it: the first on the row the room's start wrote, the third,
+        // fourth and fifth on the row the move before wrote. The second
+        // read the row: the resend had taken the remembered one (and
+        // needed more).
+        let remembered = if expected > 0 { 4 } else { 0 };
         assert_eq!(app.ctx.metrics.counter("moves_remembered"), remembered);
+        // The game's end marked both seats finished, on either path.
+        assert_eq!(unfinished_seats(&app, &id).await, 0);
         app.assert_consistent(&id).await;
     }
 
@@ -85,6 +90,64 @@ both_backends! {
         assert_eq!(resigned.body["result"]["winner"], "x");
         app.assert_consistent(&id).await;
     }
+}
+
+/// As [`one_connection`], with the workers still (the test pairs its own round).
+async fn one_connection_paired_by_hand(backend: Backend) -> Option<TestApp> {
+    let mut config = TestConfig::new(backend)?;
+    config.config.db_pipeline_size = 1;
+    config.config.workers = uttt::config::Workers::NONE;
+    Some(TestApp::start(config).await)
+}
+
+both_backends! {
+    with one_connection_paired_by_hand;
+
+    async fn a_rated_game_ends_under_the_lock_with_its_ratings(app: TestApp) {
+        let (a, b) = (app.register("piprata").await, app.register("pipratb").await);
+        let id = app.ranked_match(&a, &b, crate::ranked::LADDER).await;
+        let state = app.state(&a, &id).await;
+        let (x, o) = if state["players"]["x"]["id"] == a.id.as_str() { (&a, &b) } else { (&b, &a) };
+        // Depth 2: O wins with its 18th move.
+        let last = app.play_script(x, o, &id, crate::matches::DOUBLE_WIN).await;
+        assert_eq!(last.body["status"], "finished");
+        assert_eq!(last.body["result"]["winner"], "o");
+        assert!(
+            last.body["result"]["rating_changes"]["o"]["after"].is_number(),
+            "{}",
+            last.body
+        );
+        // Every move but the last needed only the row; the last wrote the ratings.
+        let expected = match app.backend {
+            Backend::Postgres if app.ctx.config.db_prepared_statements => {
+                crate::matches::DOUBLE_WIN.len() as u64 - 1
+            }
+            Backend::Postgres | Backend::Sqlite => 0,
+        };
+        assert_eq!(app.ctx.metrics.counter("moves_pipelined"), expected);
+        assert_eq!(unfinished_seats(&app, &id).await, 0);
+        app.assert_consistent(&id).await;
+    }
+}
+
+/// The seats of match `id` still counted as unfinished (`match_players.active`).
+async fn unfinished_seats(app: &TestApp, id: &str) -> i64 {
+    use diesel::prelude::*;
+    use uttt::store::schema::match_players::dsl as mp;
+    let id = id.to_owned();
+    app.ctx
+        .db
+        .run(move |conn| {
+            Ok::<i64, uttt::store::StoreError>(
+                mp::match_players
+                    .filter(mp::match_id.eq(&id))
+                    .filter(mp::active)
+                    .count()
+                    .get_result::<i64>(conn)?,
+            )
+        })
+        .await
+        .expect("count the unfinished seats")
 }
 
 /// `player`'s move at `ply` on `address` (the base URL of an instance).
@@ -128,11 +191,12 @@ async fn a_remembered_row_another_instance_moved_on_is_not_trusted() {
     let a = app.address.clone();
     let remembered = |ctx: &uttt::service::Context| ctx.metrics.counter("moves_remembered");
 
+    // A started the match and remembers its row: the first move is judged on it.
     play_on(&app, &a, &x, &id, 0, "4.4").await.expect(200);
     // B plays the next two: the second on the row B wrote for the first.
     play_on(&app, &b, &o, &id, 1, "4.0").await.expect(200);
     play_on(&app, &b, &x, &id, 2, "0.4").await.expect(200);
-    assert_eq!((remembered(&app.ctx), remembered(&b_ctx)), (0, 1));
+    assert_eq!((remembered(&app.ctx), remembered(&b_ctx)), (1, 1));
 
     // A remembers the match at ply 1, where O's move at ply 3 is stale:
     // it is judged on the match as it is, and played.
@@ -150,7 +214,7 @@ async fn a_remembered_row_another_instance_moved_on_is_not_trusted() {
     let refused = play_on(&app, &a, &x, &id, 4, "8.4").await;
     refused.expect_problem(409, "stale_ply");
     assert_eq!(refused.body["current_ply"], 5);
-    assert_eq!((remembered(&app.ctx), remembered(&b_ctx)), (0, 1));
+    assert_eq!((remembered(&app.ctx), remembered(&b_ctx)), (1, 1));
     let state = app.state(&x, &id).await;
     assert_eq!(state["ply"], 5);
     assert_eq!(
@@ -165,7 +229,7 @@ async fn a_remembered_row_another_instance_moved_on_is_not_trusted() {
         .await
         .expect_problem(409, "not_your_turn");
     play_on(&app, &a, &o, &id, 5, "0.0").await.expect(200);
-    assert_eq!(remembered(&app.ctx), 1);
+    assert_eq!(remembered(&app.ctx), 2);
 
     // O resigns on B, at the same ply: A's remembered row, where X's move
     // at ply 6 is legal and its ply free, differs from the match in its
@@ -189,6 +253,6 @@ async fn a_remembered_row_another_instance_moved_on_is_not_trusted() {
     assert_eq!(state["status"], "finished");
     assert_eq!(state["ply"], 6);
     assert_eq!(state["result"]["winner"], "x");
-    assert_eq!(remembered(&app.ctx), 1);
+    assert_eq!(remembered(&app.ctx), 2);
     app.assert_consistent(&id).await;
 }

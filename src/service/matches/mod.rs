@@ -93,6 +93,7 @@ pub async fn create_practice(
             play::snapshot(conn, row)
         })
         .await?;
+    remember_started(ctx, &snap.row);
     announce::present_at_start(ctx, &snap.row, &player.id).await;
     tracing::info!(match.id = %snap.row.id, "practice match created");
     publish(ctx, &snap).await
@@ -211,6 +212,15 @@ pub async fn get(ctx: &Context, viewer: &Player, id: String) -> Result<MatchStat
         (true, _) => render(ctx, &load(ctx, id).await?).await,
         (false, Some(records)) => publish::render_read(ctx, &snap, &records),
         (false, None) => render(ctx, &snap).await,
+    }
+}
+
+/// Remembers the row of a match just started on the pool's connections
+/// (committed), so that its first move is judged on it and written in one
+/// statement instead of being read first (`store::remembered`).
+pub fn remember_started(ctx: &Context, row: &store::MatchRow) {
+    if let Some(pipeline) = ctx.db.pipeline() {
+        pipelined::remember(pipeline, row);
     }
 }
 

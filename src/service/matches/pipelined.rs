@@ -2,9 +2,10 @@
 //! [`play::play_quick`] on the row as this instance last wrote it, if it
 //! is remembered, else on a fresh read, then the guarded write. Nearly
 //! every move needs no more. One that does (a possible safe retry, a lapsed
-//! clock, a game it ends), or whose row changed between the read and the
-//! write, is played by [`play::play`] under the row's lock on the pool's
-//! connections, as is every move when the pipeline has no connection to give.
+//! clock, the end of a rated or tournament game), or whose row changed
+//! between the read and the write, is played by [`play::play`] under the
+//! row's lock on the pool's connections, as is every move when the
+//! pipeline has no connection to give.
 
 use crate::metrics::Metrics;
 use crate::store::matches::MatchRow;
@@ -117,7 +118,7 @@ async fn write(
         Ok(Some(seating)) => {
             remember(pipeline, &row);
             Written::Done(Box::new(
-                play::active_snapshot(row, seating).map(MoveOutcome::Applied),
+                play::snapshot_without_ratings(row, seating).map(MoveOutcome::Applied),
             ))
         }
         Ok(None) => Written::Stale,

@@ -94,12 +94,17 @@ pub fn seated_snapshot(
     snapshot_of(row, seating, rating_changes)
 }
 
-/// The snapshot of an active match's row read with its seating: nothing
-/// more to read.
+/// The snapshot of a row read with its seating, which has no rating
+/// changes to read (an active match, or an unrated one): nothing more to
+/// read.
 ///
 /// # Errors
 /// A corrupt row.
-pub fn active_snapshot(row: MatchRow, seating: Seating) -> Result<Snapshot> {
+pub fn snapshot_without_ratings(row: MatchRow, seating: Seating) -> Result<Snapshot> {
+    debug_assert!(
+        row.is_active() || !row.rated,
+        "a finished rated match has rating changes"
+    );
     snapshot_of(row, seating, None)
 }
 
@@ -142,13 +147,8 @@ pub fn finish(
     now: Millis,
     growth: Growth,
 ) -> Result<()> {
-    row.status = MatchStatus::Finished;
-    row.winner = winner.map(StoredSeat);
-    row.reason = Some(reason);
-    row.finished_at = Some(now);
-    row.to_move = None;
-    row.cpu_claimed_until = None;
-    row.refresh_derived()?;
+    settle(row, winner, reason, now)?;
+    // What is written here besides the row is what `end_writes_beyond_the_row` names.
     if row.rated {
         let (Some(ladder), Some(x), Some(o)) = (
             row.ladder.as_deref(),
@@ -173,6 +173,35 @@ pub fn finish(
         crate::service::tournaments::tally::record_end(conn, &row.id, winner, now)?;
     }
     Ok(())
+}
+
+/// Whether [`finish`] writes more than the row for `row`'s end: a rated
+/// match's ratings, a tournament game's standings. Such an end is played
+/// under the lock ([`play`]); any other is the row alone ([`settle`]).
+fn end_writes_beyond_the_row(row: &MatchRow) -> bool {
+    row.rated || row.mode == Mode::Tournament
+}
+
+/// The finished match's own columns: its result, and no turn or claim.
+/// All of a finish an unrated game outside a tournament needs.
+fn settle(row: &mut MatchRow, winner: Option<Seat>, reason: EndReason, now: Millis) -> Result<()> {
+    row.status = MatchStatus::Finished;
+    row.winner = winner.map(StoredSeat);
+    row.reason = Some(reason);
+    row.finished_at = Some(now);
+    row.to_move = None;
+    row.cpu_claimed_until = None;
+    row.refresh_derived()
+}
+
+/// The winner and the reason of the end a move's `status` brought; `None`
+/// while the game goes on.
+fn ending(status: Status) -> Option<(Option<Seat>, EndReason)> {
+    match status {
+        Status::Ongoing => None,
+        Status::Won(winner) => Some((Some(winner), EndReason::ThreeInARow)),
+        Status::Drawn => Some((None, EndReason::Draw)),
+    }
 }
 
 /// If the side to move has run out of time at `now`, ends the match on time
@@ -302,17 +331,8 @@ pub fn play(
     check_turn(&row, seat, ply)?;
     let applied = apply(&mut row, seat, mover, choice, lag, now)?;
     matches::insert_move(conn, &applied.stored)?;
-    match applied.status {
-        Status::Ongoing => {}
-        Status::Won(winner) => finish(
-            conn,
-            &mut row,
-            Some(winner),
-            EndReason::ThreeInARow,
-            now,
-            growth,
-        )?,
-        Status::Drawn => finish(conn, &mut row, None, EndReason::Draw, now, growth)?,
+    if let Some((winner, reason)) = ending(applied.status) {
+        finish(conn, &mut row, winner, reason, now, growth)?;
     }
     row.version += 1;
     matches::save(conn, &row)?;
@@ -322,12 +342,14 @@ pub fn play(
 /// What the match row alone says of a player's move (see [`play_quick`]).
 #[derive(Debug)]
 pub enum Quick {
-    /// The move is applied to the row in memory, its version raised: write
-    /// the move and the row.
+    /// The move is applied to the row in memory, its version raised (and,
+    /// if it ended the game, the result set): write the move and the row,
+    /// and, for a finished row, mark its seats finished as
+    /// [`matches::save`] does.
     Write(MoveRow),
     /// The move needs more than the row (the stored move of a possible safe
-    /// retry, a lapsed clock to end, a finished game's ratings): play it
-    /// with [`play`] instead.
+    /// retry, a lapsed clock to end, the ratings or standings of a rated or
+    /// tournament game it ends): play it with [`play`] instead.
     Slow,
 }
 
@@ -335,7 +357,7 @@ pub enum Quick {
 /// in its order, for a caller that writes the result itself, only onto the
 /// row as it was read (`store::pipelined`): the same refusals, and
 /// [`Quick::Slow`] wherever [`play`] would read or write anything but the
-/// move and the row.
+/// move, the row and, when the move ends the game, the seats' flags.
 ///
 /// # Errors
 /// `Forbidden`, `MatchOver`, `StalePly`, `NotYourTurn`, `IllegalMove`.
@@ -359,8 +381,11 @@ pub fn play_quick(
     }
     check_turn(row, seat, ply)?;
     let applied = apply(row, seat, &Mover::Player(player.clone()), choice, lag, now)?;
-    if !matches!(applied.status, Status::Ongoing) {
-        return Ok(Quick::Slow);
+    if let Some((winner, reason)) = ending(applied.status) {
+        if end_writes_beyond_the_row(row) {
+            return Ok(Quick::Slow);
+        }
+        settle(row, winner, reason, now)?;
     }
     row.version += 1;
     Ok(Quick::Write(applied.stored))
@@ -392,7 +417,8 @@ fn check_turn(row: &MatchRow, seat: Seat, ply: u32) -> Result<()> {
 struct Applied {
     /// The move as stored.
     stored: MoveRow,
-    /// The game after it; a game it ended is for [`finish`] to settle.
+    /// The game after it; a game it ended is for [`finish`] to settle (or
+    /// [`settle`], in [`play_quick`]).
     status: Status,
 }
 
