@@ -60,18 +60,24 @@ pub(super) async fn play(
         }
     };
     // The remembered row is a guess: only its write tells it was right. A
-    // refusal, or anything but a write, is judged again on a fresh read.
+    // refusal is judged again on a fresh read. A move that needs more than
+    // the row goes to the locked path at once, which reads the row itself:
+    // whatever the row now is, that path judges it right.
     if let Some(mut row) = pipeline.recall(id) {
         let guard = Guard::of(&row);
-        if let Ok(Quick::Write(stored)) = judge(&mut row, mv) {
-            match write(&mut lease, pipeline, &stored, row, &guard).await {
-                Written::Done(outcome) => {
-                    metrics.count("moves_remembered");
-                    return Some(*outcome);
+        match judge(&mut row, mv) {
+            Ok(Quick::Write(stored)) => {
+                match write(&mut lease, pipeline, &stored, row, &guard).await {
+                    Written::Done(outcome) => {
+                        metrics.count("moves_remembered");
+                        return Some(*outcome);
+                    }
+                    Written::Stale => {}
+                    Written::Unknown => return None,
                 }
-                Written::Stale => {}
-                Written::Unknown => return None,
             }
+            Ok(Quick::Slow) => return None,
+            Err(_) => {}
         }
     }
     let mut row = match lease.read(id).await {
