@@ -107,7 +107,8 @@ both_backends! {
         let (a, b) = (app.register("piprata").await, app.register("pipratb").await);
         let id = app.ranked_match(&a, &b, crate::ranked::LADDER).await;
         let state = app.state(&a, &id).await;
-        let (x, o) = if state["players"]["x"]["id"] == a.id.as_str() { (&a, &b) } else { (&b, &a) };
+        let (x_id, _) = crate::ranked::seats(&state);
+        let (x, o) = if x_id == a.id { (&a, &b) } else { (&b, &a) };
         // Depth 2: O wins with its 18th move.
         let last = app.play_script(x, o, &id, crate::matches::DOUBLE_WIN).await;
         assert_eq!(last.body["status"], "finished");
