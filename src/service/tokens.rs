@@ -137,7 +137,8 @@ impl Tokens {
     /// lifetime is no longer than this server gives (a token signed with a
     /// leaked secret for a year is refused) and it was not issued in the future.
     /// The signature, issuer and audience of a token verified here before
-    /// are not checked again (it is the same bytes); its times are.
+    /// are not checked again (it is the same bytes); its lifetime, expiry
+    /// and issue time are.
     ///
     /// # Errors
     /// `Unauthorized` for any token that is not good.
@@ -146,7 +147,8 @@ impl Tokens {
     }
 
     /// [`Tokens::verify`] at `now` (seconds since the epoch). The signature
-    /// is checked on a token's first use here; its times on every use.
+    /// is checked on a token's first use here; its lifetime and times on
+    /// every use.
     fn verify_at(&self, token: &str, now: u64) -> Result<Claims> {
         let known = self
             .verified
@@ -238,6 +240,15 @@ mod tests {
         assert_eq!(claims.exp - claims.iat, 900);
     }
 
+    /// Tokens signed with another secret than [`tokens`]'s.
+    fn other_secret() -> Tokens {
+        Tokens::new(
+            b"another secret of sufficient size",
+            Duration::from_secs(900),
+        )
+        .unwrap()
+    }
+
     fn signed(claims: &serde_json::Value) -> String {
         let key = EncodingKey::from_secret(b"0123456789abcdef0123456789abcdef").unwrap();
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), claims, &key).unwrap()
@@ -272,11 +283,7 @@ mod tests {
 
     #[test]
     fn a_token_signed_with_another_secret_is_refused() {
-        let other = Tokens::new(
-            b"another secret of sufficient size",
-            Duration::from_secs(900),
-        )
-        .unwrap();
+        let other = other_secret();
         assert!(
             tokens()
                 .verify(&other.issue("p1", "player", "s1").unwrap())
@@ -326,11 +333,7 @@ mod tests {
         for _ in 0..2 {
             assert!(t.verify(&too_long).is_err());
         }
-        let other = Tokens::new(
-            b"another secret of sufficient size",
-            Duration::from_secs(900),
-        )
-        .unwrap();
+        let other = other_secret();
         assert!(
             t.verify(&other.issue("p1", "player", "s1").unwrap())
                 .is_err()
